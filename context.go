@@ -1,0 +1,68 @@
+package tool
+
+import (
+	"encoding/json"
+)
+
+// Request is one tool call as the model made it.
+type Request struct {
+	// ID is the provider's tool-call ID; it is copied to the Result.
+	ID string
+	// Name is the tool name the model asked for. Matched exactly.
+	Name string
+	// Args is the arguments as the model wrote them. Absent, empty,
+	// whitespace-only and null arguments mean {}.
+	Args json.RawMessage
+}
+
+// Call is one call on its way through the pipeline: what middlewares and
+// tools see. A Call belongs to one goroutine at a time; middlewares may
+// change Args only through [Call.SetArgs], which makes preflight run again.
+type Call[C any] struct {
+	// ID is the provider's tool-call ID.
+	ID string
+	// Name is the tool's name.
+	Name string
+	// State is the host's per-call state, passed to Registry.Call.
+	State C
+	// Args is the raw arguments. After preflight they have been validated;
+	// [Call.Value] holds the decoded tree that was validated.
+	Args json.RawMessage
+
+	tool Tool[C]
+	def  *Definition
+	pf   *preflight
+
+	// Set by preflight.
+	value       any
+	validated   bool
+	prepared    any // the typed tool's decoded arguments (*In)
+	preparedFor any // the tool that decoded them
+}
+
+// Tool returns the tool being called.
+func (c *Call[C]) Tool() Tool[C] { return c.tool }
+
+// Definition returns the called tool's definition.
+func (c *Call[C]) Definition() Definition {
+	if c.def != nil {
+		return *c.def
+	}
+	if c.tool != nil {
+		return c.tool.Definition()
+	}
+	return Definition{Name: c.Name}
+}
+
+// Value returns the validated argument tree (map[string]any with
+// json.Number numbers, schema defaults filled in) and reports whether
+// preflight has validated the current Args.
+func (c *Call[C]) Value() (any, bool) { return c.value, c.validated }
+
+// SetArgs replaces the arguments (an approver's edit, say). The new
+// arguments are validated again before the tool runs.
+func (c *Call[C]) SetArgs(args json.RawMessage) {
+	c.Args = args
+	c.value, c.validated = nil, false
+	c.prepared, c.preparedFor = nil, nil
+}

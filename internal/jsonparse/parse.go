@@ -1,0 +1,606 @@
+// Package jsonparse is the strict, linear-time JSON reader behind preflight.
+//
+// It reads a document once, in one pass, into the tree the schema validator
+// checks and the typed decoder consumes: map[string]any, []any, string,
+// json.Number, bool and nil. It rejects what encoding/json lets through and a
+// model-written document must not carry: duplicate keys, keys equal under
+// Unicode case folding, invalid UTF-8, lone surrogate escapes, and anything
+// past the configured limits. Every limit is checked as the bytes are read, so
+// the cost is linear in the input whatever it holds.
+package jsonparse
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits bounds what Parse accepts. A zero field means no limit.
+type Limits struct {
+	MaxBytes       int // whole document
+	MaxDepth       int // nesting of objects and arrays
+	MaxStringBytes int // one string (key or value), after unescaping
+	MaxNumberLen   int // one number token
+	MaxExponent    int // absolute value of a number's written exponent
+	MaxElements    int // members of one object or items of one array
+}
+
+// foldCheckLinear is the object size up to which keys are compared pairwise
+// for case-fold collisions; above it a map of fold keys keeps the check linear.
+const foldCheckLinear = 16
+
+type parser struct {
+	data  []byte
+	pos   int
+	depth int
+	lim   Limits
+	path  []string // JSON pointer tokens of the value being read, for errors
+}
+
+// Parse reads exactly one JSON value from data, followed only by whitespace.
+func Parse(data []byte, lim Limits) (any, *Error) {
+	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
+		return nil, &Error{Kind: TooLarge, Offset: lim.MaxBytes, Limit: lim.MaxBytes, Size: len(data)}
+	}
+	p := parser{data: data, lim: lim}
+	p.skipSpace()
+	if p.pos == len(data) {
+		return nil, &Error{Kind: Empty}
+	}
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos < len(data) {
+		e := &Error{Kind: TrailingData, Offset: p.pos}
+		switch data[p.pos] {
+		case '{', '[', '"':
+			e.Detail = "another JSON document"
+		}
+		return nil, e
+	}
+	return v, nil
+}
+
+func (p *parser) fail(kind ErrorKind, detail string) *Error {
+	return &Error{Kind: kind, Offset: p.pos, Pointer: pointer(p.path), Detail: detail}
+}
+
+func (p *parser) truncated(detail string) *Error {
+	return &Error{Kind: Truncated, Offset: len(p.data), Pointer: pointer(p.path), Detail: detail}
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() (any, *Error) {
+	if p.pos >= len(p.data) {
+		return nil, p.truncated("a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	default:
+		return nil, p.fail(Syntax, "expected a value, got "+describeByte(p.data, p.pos))
+	}
+}
+
+func (p *parser) literal(word string) *Error {
+	rest := p.data[p.pos:]
+	n := min(len(rest), len(word))
+	if string(rest[:n]) != word[:n] {
+		return p.fail(Syntax, "expected "+strconv.Quote(word)+", got "+describeByte(p.data, p.pos))
+	}
+	if n < len(word) {
+		return p.truncated(strconv.Quote(word))
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) enter() *Error {
+	p.depth++
+	if p.lim.MaxDepth > 0 && p.depth > p.lim.MaxDepth {
+		e := p.fail(TooDeep, "")
+		e.Limit = p.lim.MaxDepth
+		return e
+	}
+	return nil
+}
+
+func (p *parser) object() (any, *Error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.pos++ // '{'
+	m := make(map[string]any)
+	var keys []string // insertion order, for the case-fold check
+	var folded map[string]string
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		p.depth--
+		return m, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.truncated("a key")
+		}
+		if p.data[p.pos] != '"' {
+			return nil, p.fail(Syntax, "expected a quoted key, got "+describeByte(p.data, p.pos))
+		}
+		keyStart := p.pos
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[key]; dup {
+			e := &Error{Kind: DuplicateKey, Offset: keyStart, Pointer: pointer(p.path), Key: key}
+			return nil, e
+		}
+		if len(keys) < foldCheckLinear {
+			for _, k := range keys {
+				if strings.EqualFold(k, key) {
+					return nil, &Error{Kind: FoldedKey, Offset: keyStart, Pointer: pointer(p.path), Key: key, Other: k}
+				}
+			}
+		} else {
+			if folded == nil {
+				folded = make(map[string]string, 2*len(keys))
+				for _, k := range keys {
+					folded[foldKey(k)] = k
+				}
+			}
+			if other, ok := folded[foldKey(key)]; ok {
+				return nil, &Error{Kind: FoldedKey, Offset: keyStart, Pointer: pointer(p.path), Key: key, Other: other}
+			}
+		}
+		if p.lim.MaxElements > 0 && len(keys) >= p.lim.MaxElements {
+			e := p.fail(TooManyElements, "object members")
+			e.Limit = p.lim.MaxElements
+			return nil, e
+		}
+		keys = append(keys, key)
+		if folded != nil {
+			folded[foldKey(key)] = key
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			p.path = append(p.path, key)
+			return nil, p.truncated("':' after the key")
+		}
+		if p.data[p.pos] != ':' {
+			return nil, p.fail(Syntax, "expected ':' after key "+strconv.Quote(key)+", got "+describeByte(p.data, p.pos))
+		}
+		p.pos++
+		p.skipSpace()
+		p.path = append(p.path, key)
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		p.path = p.path[:len(p.path)-1]
+		m[key] = v
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.truncated("',' or '}'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			p.depth--
+			return m, nil
+		default:
+			return nil, p.fail(Syntax, "expected ',' or '}' after a member, got "+describeByte(p.data, p.pos))
+		}
+	}
+}
+
+func (p *parser) array() (any, *Error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.pos++ // '['
+	a := []any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		p.depth--
+		return a, nil
+	}
+	for {
+		if p.lim.MaxElements > 0 && len(a) >= p.lim.MaxElements {
+			e := p.fail(TooManyElements, "array items")
+			e.Limit = p.lim.MaxElements
+			return nil, e
+		}
+		p.skipSpace()
+		p.path = append(p.path, strconv.Itoa(len(a)))
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		p.path = p.path[:len(p.path)-1]
+		a = append(a, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.truncated("',' or ']'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			p.depth--
+			return a, nil
+		default:
+			return nil, p.fail(Syntax, "expected ',' or ']' after an item, got "+describeByte(p.data, p.pos))
+		}
+	}
+}
+
+// str reads a string starting at the opening quote.
+func (p *parser) str() (string, *Error) {
+	start := p.pos + 1
+	i := start
+	// Fast path: no escapes.
+	for i < len(p.data) {
+		c := p.data[i]
+		if c == '"' {
+			if err := p.checkStringLen(i - start); err != nil {
+				return "", err
+			}
+			p.pos = i + 1
+			return string(p.data[start:i]), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			p.pos = i
+			return "", p.fail(Syntax, "raw control character "+describeByte(p.data, i)+" inside a string; escape it")
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size == 1 {
+			if !utf8.FullRune(p.data[i:]) {
+				p.pos = i
+				return "", p.truncated("the rest of a string")
+			}
+			p.pos = i
+			return "", p.fail(InvalidUTF8, "")
+		}
+		i += size
+	}
+	if i >= len(p.data) {
+		p.pos = i
+		return "", p.truncated("the rest of a string")
+	}
+	return p.slowString(start, i)
+}
+
+// slowString continues a string that contains escapes; the bytes from start
+// to i are already checked.
+func (p *parser) slowString(start, i int) (string, *Error) {
+	var b strings.Builder
+	b.Grow(i - start + 16)
+	b.Write(p.data[start:i])
+	for {
+		if p.lim.MaxStringBytes > 0 && b.Len() > p.lim.MaxStringBytes {
+			p.pos = i
+			return "", p.checkStringLen(b.Len())
+		}
+		if i >= len(p.data) {
+			p.pos = i
+			return "", p.truncated("the rest of a string")
+		}
+		c := p.data[i]
+		switch {
+		case c == '"':
+			if err := p.checkStringLen(b.Len()); err != nil {
+				return "", err
+			}
+			p.pos = i + 1
+			return b.String(), nil
+		case c == '\\':
+			if i+1 >= len(p.data) {
+				p.pos = i
+				return "", p.truncated("an escape sequence")
+			}
+			esc := p.data[i+1]
+			switch esc {
+			case '"', '\\', '/':
+				b.WriteByte(esc)
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r, n, err := p.unicodeEscape(i)
+				if err != nil {
+					return "", err
+				}
+				b.WriteRune(r)
+				i += n
+				continue
+			default:
+				p.pos = i
+				return "", p.fail(Syntax, "invalid escape "+strconv.Quote(string([]byte{'\\', esc}))+" inside a string")
+			}
+			i += 2
+		case c < 0x20:
+			p.pos = i
+			return "", p.fail(Syntax, "raw control character "+describeByte(p.data, i)+" inside a string; escape it")
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(p.data[i:])
+			if r == utf8.RuneError && size == 1 {
+				p.pos = i
+				if !utf8.FullRune(p.data[i:]) {
+					return "", p.truncated("the rest of a string")
+				}
+				return "", p.fail(InvalidUTF8, "")
+			}
+			b.Write(p.data[i : i+size])
+			i += size
+		}
+	}
+}
+
+// unicodeEscape decodes \uXXXX at i (and its low surrogate pair, if any),
+// returning the rune and the number of bytes consumed.
+func (p *parser) unicodeEscape(i int) (rune, int, *Error) {
+	r, err := p.hex4(i)
+	if err != nil {
+		return 0, 0, err
+	}
+	if r < 0xD800 || r > 0xDFFF {
+		return r, 6, nil
+	}
+	if r >= 0xDC00 {
+		p.pos = i
+		return 0, 0, p.fail(LoneSurrogate, strconv.Quote(string(p.data[i:i+6])))
+	}
+	// High surrogate: a low one must follow.
+	if i+6 >= len(p.data) || (i+7 >= len(p.data) && p.data[i+6] == '\\') {
+		p.pos = i
+		return 0, 0, p.truncated("the low half of a surrogate pair")
+	}
+	if p.data[i+6] != '\\' || p.data[i+7] != 'u' {
+		p.pos = i
+		return 0, 0, p.fail(LoneSurrogate, strconv.Quote(string(p.data[i:i+6])))
+	}
+	r2, err := p.hex4(i + 6)
+	if err != nil {
+		return 0, 0, err
+	}
+	if r2 < 0xDC00 || r2 > 0xDFFF {
+		p.pos = i
+		return 0, 0, p.fail(LoneSurrogate, strconv.Quote(string(p.data[i:i+6])))
+	}
+	return 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00), 12, nil
+}
+
+func (p *parser) hex4(i int) (rune, *Error) {
+	if i+6 > len(p.data) {
+		for j := i + 2; j < len(p.data); j++ {
+			if hexVal(p.data[j]) < 0 {
+				p.pos = j
+				return 0, p.fail(Syntax, "invalid \\u escape inside a string")
+			}
+		}
+		p.pos = i
+		return 0, p.truncated("a \\u escape")
+	}
+	var r rune
+	for j := i + 2; j < i+6; j++ {
+		h := hexVal(p.data[j])
+		if h < 0 {
+			p.pos = j
+			return 0, p.fail(Syntax, "invalid \\u escape inside a string")
+		}
+		r = r<<4 | rune(h)
+	}
+	return r, nil
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func (p *parser) checkStringLen(n int) *Error {
+	if p.lim.MaxStringBytes > 0 && n > p.lim.MaxStringBytes {
+		e := p.fail(StringTooLong, "")
+		e.Limit = p.lim.MaxStringBytes
+		return e
+	}
+	return nil
+}
+
+// number reads an RFC 8259 number. Its literal text is kept as json.Number,
+// so no precision is lost before the schema sees it.
+func (p *parser) number() (any, *Error) {
+	start := p.pos
+	i := p.pos
+	d := p.data
+	if d[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+			n++
+			if p.lim.MaxNumberLen > 0 && i-start > p.lim.MaxNumberLen {
+				return n
+			}
+		}
+		return n
+	}
+	tooLong := func() *Error {
+		p.pos = start
+		e := p.fail(NumberTooLong, "")
+		e.Limit = p.lim.MaxNumberLen
+		return e
+	}
+	endOrBad := func(what string) *Error {
+		if i >= len(d) {
+			p.pos = i
+			return p.truncated(what)
+		}
+		p.pos = i
+		return p.fail(Syntax, "expected "+what+" in a number, got "+describeByte(d, i))
+	}
+	if i >= len(d) {
+		return nil, endOrBad("a digit")
+	}
+	if d[i] == '0' {
+		i++
+		if i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			p.pos = i
+			return nil, p.fail(Syntax, "a number cannot have a leading zero")
+		}
+	} else if digits() == 0 {
+		return nil, endOrBad("a digit")
+	}
+	if p.lim.MaxNumberLen > 0 && i-start > p.lim.MaxNumberLen {
+		return nil, tooLong()
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if digits() == 0 {
+			return nil, endOrBad("a digit after '.'")
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		neg := false
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			neg = d[i] == '-'
+			i++
+		}
+		expStart := i
+		if digits() == 0 {
+			return nil, endOrBad("a digit in the exponent")
+		}
+		if p.lim.MaxExponent > 0 && !(p.lim.MaxNumberLen > 0 && i-start > p.lim.MaxNumberLen) {
+			exp := 0
+			for _, c := range d[expStart:i] {
+				exp = exp*10 + int(c-'0')
+				if exp > p.lim.MaxExponent {
+					p.pos = start
+					e := p.fail(ExponentTooLarge, "")
+					e.Limit = p.lim.MaxExponent
+					if neg {
+						e.Detail = "-"
+					}
+					return nil, e
+				}
+			}
+		}
+	}
+	if p.lim.MaxNumberLen > 0 && i-start > p.lim.MaxNumberLen {
+		return nil, tooLong()
+	}
+	p.pos = i
+	return json.Number(d[start:i]), nil
+}
+
+// foldKey maps s to a canonical representative of its Unicode simple case
+// folding orbit, so that two keys are EqualFold exactly when their fold keys
+// are equal.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+func foldRune(r rune) rune {
+	lo := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < lo {
+			lo = f
+		}
+	}
+	return lo
+}
+
+func describeByte(d []byte, i int) string {
+	if i >= len(d) {
+		return "the end of the input"
+	}
+	c := d[i]
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
+}
+
+func pointer(tokens []string) string {
+	if len(tokens) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(EscapePointerToken(t))
+	}
+	return b.String()
+}
+
+// EscapePointerToken escapes one RFC 6901 reference token.
+func EscapePointerToken(t string) string {
+	if !strings.ContainsAny(t, "~/") {
+		return t
+	}
+	t = strings.ReplaceAll(t, "~", "~0")
+	return strings.ReplaceAll(t, "/", "~1")
+}

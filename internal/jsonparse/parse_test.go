@@ -1,0 +1,149 @@
+package jsonparse
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var testLimits = Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxStringBytes: 64 << 10, MaxNumberLen: 100, MaxExponent: 400, MaxElements: 10000}
+
+func TestParseAccepts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want any
+	}{
+		{`{}`, map[string]any{}},
+		{` {"a" : 1 , "b":[true,false,null], "c":"x"} `, map[string]any{"a": json.Number("1"), "b": []any{true, false, nil}, "c": "x"}},
+		{`{"s":"\u00e9\ud83d\ude00\n\"\\\/"}`, map[string]any{"s": "é😀\n\"\\/"}},
+		{`[1.5e3,-0,0.25,1E-2]`, []any{json.Number("1.5e3"), json.Number("-0"), json.Number("0.25"), json.Number("1E-2")}},
+		{`"héllo"`, "héllo"},
+		{`{"K":1,"k2":2}`, map[string]any{"K": json.Number("1"), "k2": json.Number("2")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := Parse([]byte(tt.in), testLimits)
+			if err != nil {
+				t.Fatalf("Parse(%q) error: %v", tt.in, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Parse(%q) = %#v, want %#v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	deep := strings.Repeat("[", 65) + strings.Repeat("]", 65)
+	many := "[" + strings.Repeat("1,", 10000) + "1]"
+	manyKeys := func() string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := 0; i < 40; i++ {
+			b.WriteString(`"key` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1,`)
+		}
+		b.WriteString(`"KEYAA":2}`)
+		return b.String()
+	}()
+	tests := []struct {
+		name    string
+		in      string
+		kind    ErrorKind
+		pointer string
+	}{
+		{"empty", "  \n", Empty, ""},
+		{"bare brace", "{", Truncated, ""},
+		{"cut in string", `{"file_path":"/src/ma`, Truncated, "/file_path"},
+		{"cut after key", `{"a"`, Truncated, "/a"},
+		{"cut after colon", `{"a":`, Truncated, "/a"},
+		{"cut in literal", `{"a":tr`, Truncated, "/a"},
+		{"cut in number", `{"a":-`, Truncated, "/a"},
+		{"cut in escape", `{"a":"\u00`, Truncated, "/a"},
+		{"cut in utf8", "{\"a\":\"\xc3", Truncated, "/a"},
+		{"cut in array", `{"a":[1,2`, Truncated, "/a"},
+		{"two documents", `{}{}`, TrailingData, ""},
+		{"garbage after", `{} x`, TrailingData, ""},
+		{"duplicate", `{"a":1,"a":2}`, DuplicateKey, ""},
+		{"nested duplicate", `{"o":{"a":1,"a":2}}`, DuplicateKey, "/o"},
+		{"case fold", `{"path":1,"PATH":2}`, FoldedKey, ""},
+		{"kelvin fold", "{\"k\":1,\"\u212a\":2}", FoldedKey, ""},
+		{"fold in large object", manyKeys, FoldedKey, ""},
+		{"invalid utf8", "{\"a\":\"\xff\"}", InvalidUTF8, "/a"},
+		{"lone high surrogate", `{"a":"\ud800"}`, LoneSurrogate, "/a"},
+		{"lone low surrogate", `{"a":"\udc00x"}`, LoneSurrogate, "/a"},
+		{"high then non-low", `{"a":"\ud800\u0041"}`, LoneSurrogate, "/a"},
+		{"too deep", deep, TooDeep, "/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0"},
+		{"too many", many, TooManyElements, ""},
+		{"long string", `{"a":"` + strings.Repeat("x", 64<<10+1) + `"}`, StringTooLong, "/a"},
+		{"long escaped string", `{"a":"` + strings.Repeat(`\n`, 64<<10+1) + `"}`, StringTooLong, "/a"},
+		{"long number", `{"a":` + strings.Repeat("9", 101) + `}`, NumberTooLong, "/a"},
+		{"huge exponent", `{"a":1e401}`, ExponentTooLarge, "/a"},
+		{"tiny exponent", `{"a":1e-99999999999999999999}`, ExponentTooLarge, "/a"},
+		{"leading zero", `{"a":01}`, Syntax, "/a"},
+		{"single quotes", `{'a':1}`, Syntax, ""},
+		{"raw newline in string", "{\"a\":\"x\ny\"}", Syntax, "/a"},
+		{"bad escape", `{"a":"\x"}`, Syntax, "/a"},
+		{"trailing comma", `{"a":1,}`, Syntax, ""},
+		{"NaN", `{"a":NaN}`, Syntax, "/a"},
+		{"too large", `"` + strings.Repeat("x", 1<<20) + `"`, TooLarge, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), testLimits)
+			if err == nil {
+				t.Fatalf("Parse accepted %.60q", tt.in)
+			}
+			if err.Kind != tt.kind {
+				t.Fatalf("kind = %d (%v), want %d", err.Kind, err, tt.kind)
+			}
+			if err.Pointer != tt.pointer {
+				t.Fatalf("pointer = %q, want %q (%v)", err.Pointer, tt.pointer, err)
+			}
+			if err.Error() == "" {
+				t.Fatal("empty message")
+			}
+		})
+	}
+}
+
+func TestFoldKeyAgreesWithEqualFold(t *testing.T) {
+	pairs := [][2]string{{"a", "A"}, {"k", "\u212a"}, {"ſ", "S"}, {"Straße", "STRASSE"}, {"é", "É"}, {"x", "y"}}
+	for _, p := range pairs {
+		if got, want := foldKey(p[0]) == foldKey(p[1]), strings.EqualFold(p[0], p[1]); got != want {
+			t.Errorf("foldKey(%q)==foldKey(%q) is %v, EqualFold says %v", p[0], p[1], got, want)
+		}
+	}
+}
+
+// FuzzParse checks Parse against encoding/json: whatever Parse accepts,
+// encoding/json accepts too and reads as the same value; Parse never panics,
+// and rejects only with a classified error.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,{"b":null}],"c":"\u00e9"}`, `{"a":1,"A":2}`, `[1e5,-0.5]`, `"x"`, `{"a":"\ud83d\ude00"}`, "{\"a\":\"\xff\"}", `{"a":1}{}`, `{`, `{"a":"\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, perr := Parse(data, testLimits)
+		if perr != nil {
+			if perr.Kind == 0 || perr.Error() == "" {
+				t.Fatalf("unclassified error %#v", perr)
+			}
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("Parse accepted %q, encoding/json says %v", data, err)
+		}
+		if !utf8.Valid(data) {
+			t.Fatalf("Parse accepted invalid UTF-8 %q", data)
+		}
+		if !reflect.DeepEqual(v, want) {
+			t.Fatalf("Parse(%q) = %#v, encoding/json = %#v", data, v, want)
+		}
+	})
+}

@@ -1,0 +1,205 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// At returns the node that describes the value at the instance location
+// tokens, following properties, additionalProperties and items. It returns
+// nil where the schema says nothing the hint writer can use.
+func (s *Schema) At(tokens []string) *Node {
+	n := s.root
+	for _, t := range tokens {
+		if n == nil {
+			return nil
+		}
+		switch {
+		case n.Props[t] != nil:
+			n = n.Props[t]
+		case n.Items != nil && isIndex(t):
+			n = n.Items
+		case n.Addl != nil:
+			n = n.Addl
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+func isIndex(t string) bool {
+	_, err := strconv.Atoi(t)
+	return err == nil
+}
+
+// ApplyDefaults fills, in place, every absent property that has a default
+// in the schema, in v and in the objects nested in it through properties.
+// It reports whether it changed anything. Defaults are copied, so a tool may
+// modify what it receives.
+func (s *Schema) ApplyDefaults(v any) bool {
+	return applyDefaults(s.root, v)
+}
+
+func applyDefaults(n *Node, v any) bool {
+	if n == nil || !n.hasDefaults {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	changed := false
+	for _, k := range n.PropOrder {
+		c := n.Props[k]
+		cur, present := m[k]
+		if !present {
+			if c.HasDefault {
+				m[k] = deepCopy(c.Default)
+				changed = true
+			}
+			continue
+		}
+		if applyDefaults(c, cur) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = deepCopy(e)
+		}
+		return a
+	}
+	return v
+}
+
+// Skeleton writes a corrected example of the arguments for the model: every
+// required property plus those the model sent that the schema knows, each
+// with a placeholder drawn from the schema (default, example, first allowed
+// value, or the type). Properties appear in the schema's order. The result
+// is at most maxBytes long; it is empty when the schema gives nothing to
+// show.
+func (s *Schema) Skeleton(sent any, maxBytes int) string {
+	var b strings.Builder
+	writeSkeleton(&b, s.root, sent, 0)
+	out := b.String()
+	if len(out) > maxBytes {
+		return ""
+	}
+	return out
+}
+
+func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
+	if n == nil || depth > 4 {
+		b.WriteString("null")
+		return
+	}
+	if n.HasDefault {
+		writeJSON(b, n.Default)
+		return
+	}
+	if len(n.Examples) > 0 {
+		writeJSON(b, n.Examples[0])
+		return
+	}
+	if n.HasEnum && len(n.Enum) > 0 {
+		writeJSON(b, n.Enum[0])
+		return
+	}
+	if n.HasCon {
+		writeJSON(b, n.Const)
+		return
+	}
+	switch {
+	case n.Types&tObject != 0 || n.Props != nil:
+		sentObj, _ := sent.(map[string]any)
+		b.WriteByte('{')
+		first := true
+		for _, k := range n.PropOrder {
+			_, wasSent := sentObj[k]
+			if !wasSent && !contains(n.Required, k) {
+				continue
+			}
+			if !first {
+				b.WriteString(", ")
+			}
+			first = false
+			writeJSON(b, k)
+			b.WriteString(": ")
+			writeSkeleton(b, n.Props[k], sentObj[k], depth+1)
+		}
+		b.WriteByte('}')
+	case n.Types&tArray != 0:
+		if n.MinItems > 0 || n.Items != nil {
+			b.WriteByte('[')
+			writeSkeleton(b, n.Items, nil, depth+1)
+			b.WriteByte(']')
+		} else {
+			b.WriteString("[]")
+		}
+	case n.Types&tString != 0:
+		b.WriteString(`"<string>"`)
+	case n.Types&tInteger != 0, n.Types&tNumber != 0:
+		b.WriteString(numberPlaceholder(n))
+	case n.Types&tBool != 0:
+		b.WriteString("false")
+	default:
+		b.WriteString("null")
+	}
+}
+
+func numberPlaceholder(n *Node) string {
+	switch {
+	case n.Min != nil:
+		return formatBound(n.Min, 0, n.Types&tInteger != 0)
+	case n.ExMin != nil:
+		return formatBound(n.ExMin, 1, n.Types&tInteger != 0)
+	case n.Max != nil && n.Max.f < 0:
+		return formatBound(n.Max, 0, n.Types&tInteger != 0)
+	}
+	return "0"
+}
+
+func formatBound(b *bound, plus float64, integer bool) string {
+	if b.isInt {
+		return strconv.FormatInt(b.i+int64(plus), 10)
+	}
+	if integer {
+		return "0"
+	}
+	return strconv.FormatFloat(b.f+plus, 'g', -1, 64)
+}
+
+func writeJSON(b *strings.Builder, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		b.WriteString("null")
+		return
+	}
+	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

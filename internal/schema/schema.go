@@ -1,0 +1,186 @@
+// Package schema compiles a tool's input schema once, at registration, into
+// the two checkers preflight uses: the authority (santhosh-tekuri/jsonschema,
+// which decides validity and describes every violation) and a fast path built
+// here for the common keywords, which may only ever answer "certainly valid".
+// Anything the fast path is unsure of goes to the authority.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// resourceURL names the schema inside its private compiler. Nothing else is
+// ever registered there, and the loader refuses everything else.
+const resourceURL = "urn:toolbelt:input"
+
+// Schema is a compiled input schema. It is immutable and safe for concurrent
+// use.
+type Schema struct {
+	raw       json.RawMessage
+	authority *jsonschema.Schema
+	root      *Node
+}
+
+// ErrExternalRef is the cause when a schema refers to a file or URL.
+var ErrExternalRef = errors.New("schema refers to a document outside itself; only local references (#/...) are allowed")
+
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%w: %q", ErrExternalRef, url)
+}
+
+// Compile checks raw and compiles it. The root must be an object schema
+// ("type": "object"), which is what every model provider requires of a
+// tool's parameters.
+func Compile(raw json.RawMessage) (*Schema, error) {
+	doc, err := decodeOrdered(raw)
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	obj, ok := doc.(*object)
+	if !ok {
+		return nil, errors.New(`schema root must be a JSON object with "type": "object"`)
+	}
+	if t, _ := obj.m["type"].(string); t != "object" {
+		return nil, errors.New(`schema root must have "type": "object" (providers accept only object parameters)`)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refusingLoader{})
+	if err := c.AddResource(resourceURL, plain(doc)); err != nil {
+		return nil, err
+	}
+	authority, err := c.Compile(resourceURL)
+	if err != nil {
+		if errors.Is(err, ErrExternalRef) {
+			return nil, ErrExternalRef
+		}
+		return nil, fmt.Errorf("schema does not compile: %s", oneLine(err.Error()))
+	}
+	return &Schema{raw: raw, authority: authority, root: build(doc, true)}, nil
+}
+
+// Raw returns the schema's JSON text as given to Compile.
+func (s *Schema) Raw() json.RawMessage { return s.raw }
+
+// Root returns the fast-path tree of the root schema.
+func (s *Schema) Root() *Node { return s.root }
+
+// Valid reports whether the fast path is certain that v is valid. False
+// means "ask the authority", not "invalid".
+func (s *Schema) Valid(v any) bool { return s.root.ok(v) }
+
+// Validate runs the authority. A non-nil error is a
+// *jsonschema.ValidationError, or a panic from inside the validator turned
+// into an error (validation never panics out of this package).
+func (s *Schema) Validate(v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("schema validator panicked: %v", r)
+		}
+	}()
+	return s.authority.Validate(v)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", "; ")
+	if len(s) > 400 {
+		s = s[:400] + "…"
+	}
+	return s
+}
+
+// object is a JSON object that remembers the order of its keys, so hints and
+// examples list properties in the order the tool author wrote them.
+type object struct {
+	keys []string
+	m    map[string]any
+}
+
+// decodeOrdered decodes JSON with json.Number numbers and ordered objects.
+func decodeOrdered(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the schema")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &object{m: map[string]any{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k := kt.(string)
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				if _, dup := o.m[k]; dup {
+					return nil, fmt.Errorf("duplicate key %q", k)
+				}
+				o.keys = append(o.keys, k)
+				o.m[k] = v
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token()
+			return a, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return t, nil
+	}
+}
+
+// plain converts ordered objects back to the map[string]any the authority
+// reads.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *object:
+		m := make(map[string]any, len(x.m))
+		for k, e := range x.m {
+			m[k] = plain(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = plain(e)
+		}
+		return a
+	}
+	return v
+}

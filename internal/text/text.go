@@ -1,0 +1,147 @@
+// Package text makes strings safe to show a model or a human approver:
+// escaped, bounded, and cut on character boundaries.
+package text
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Clean returns s with everything a model must not receive raw made
+// visible: C0 controls other than newline and tab, DEL and C1 controls
+// become \xNN escapes, and invalid UTF-8 bytes become U+FFFD. It returns s
+// itself, without allocating, when there is nothing to change.
+func Clean(s string) string {
+	i := firstUnclean(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				writeEscape(&b, rune(c))
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case r >= 0x80 && r <= 0x9f:
+			writeEscape(&b, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func firstUnclean(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func writeEscape(b *strings.Builder, r rune) {
+	const hex = "0123456789abcdef"
+	if r < 0x100 {
+		b.WriteString(`\x`)
+		b.WriteByte(hex[r>>4])
+		b.WriteByte(hex[r&0xf])
+		return
+	}
+	b.WriteString(`\u`)
+	for s := 12; s >= 0; s -= 4 {
+		b.WriteByte(hex[(r>>s)&0xf])
+	}
+}
+
+// Visible is Clean for text a human approves: it also makes visible the
+// characters that can disguise text (bidirectional controls, zero-width and
+// other format characters), and escapes newlines and tabs too when oneLine
+// is set.
+func Visible(s string, oneLine bool) string {
+	var b strings.Builder
+	for _, r := range Clean(s) {
+		switch {
+		case oneLine && (r == '\n' || r == '\t'):
+			writeEscape(&b, r)
+		case r != '\n' && r != '\t' && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)):
+			writeEscape(&b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Quote returns s as a Go-syntax double-quoted string (every control and
+// non-printable character escaped), cut to at most max bytes of the
+// original with the number of bytes left out noted.
+func Quote(s string, max int) string {
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := Cut(s, max)
+	return strconv.Quote(cut) + "… (" + strconv.Itoa(len(s)-len(cut)) + " more bytes)"
+}
+
+// QuoteASCII is Quote with every non-ASCII character escaped too, for
+// names and keys, where a look-alike letter from another script must show.
+func QuoteASCII(s string, max int) string {
+	if len(s) <= max {
+		return strconv.QuoteToASCII(s)
+	}
+	cut := Cut(s, max)
+	return strconv.QuoteToASCII(cut) + "… (" + strconv.Itoa(len(s)-len(cut)) + " more bytes)"
+}
+
+// Cut returns the longest prefix of s of at most max bytes that ends on a
+// character boundary.
+func Cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	if max <= 0 {
+		return ""
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}
+
+// Bound returns s unchanged when it fits in max bytes, and otherwise cuts it
+// on a character boundary and appends a note of how much was left out; the
+// result is never longer than max (for max ≥ 64).
+func Bound(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	note := "\n… [" + strconv.Itoa(len(s)) + " bytes in all; cut to fit]"
+	return Cut(s, max-len(note)) + note
+}

@@ -1,0 +1,247 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/toolbelt-go/tool/internal/schema"
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+// preflight is what the pipeline knows of one tool's arguments: compiled
+// once, when the tool is registered or wrapped.
+type preflight struct {
+	args      *argsSchema
+	prep      preparer      // a typed tool that decodes in preflight, if it validated against the same schema
+	validator ArgsValidator // the tool's own extra check, if any
+	err       error         // the tool cannot run (bad definition)
+}
+
+// newPreflight compiles t's input schema, reusing the typed tool's own
+// compiled schema when the definition still carries it unchanged.
+func newPreflight[C any](t Tool[C], lim Limits) *preflight {
+	def := t.Definition()
+	pf := &preflight{}
+	if cc, ok := As[constructionChecker](t); ok && cc.constructionError() != nil {
+		pf.err = cc.constructionError()
+		return pf
+	}
+	var s *schema.Schema
+	if sp, ok := As[schemaProvider](t); ok && sp.compiledSchema() != nil && bytes.Equal(sp.compiledSchema().Raw(), def.InputSchema) {
+		s = sp.compiledSchema()
+		if p, ok := As[preparer](t); ok {
+			pf.prep = p
+		}
+	} else {
+		var err error
+		if s, err = schema.Compile(def.InputSchema); err != nil {
+			pf.err = err
+			return pf
+		}
+	}
+	pf.args = &argsSchema{tool: def.Name, schema: s, limits: lim.parser()}
+	pf.validator, _ = As[ArgsValidator](t)
+	return pf
+}
+
+// preflightStage runs preflight before next.
+func preflightStage[C any](next Handler[C]) Handler[C] {
+	return func(ctx context.Context, call *Call[C]) *Result {
+		if res := preflightCall(call); res != nil {
+			return res
+		}
+		return next(ctx, call)
+	}
+}
+
+// preflightCall validates call.Args unless they already are, and returns
+// the result for the model when they are not valid.
+func preflightCall[C any](call *Call[C]) *Result {
+	if call.validated {
+		return nil
+	}
+	pf := call.pf
+	if pf == nil {
+		return &Result{Status: Failed, IsError: true, Err: errors.New("tool: call has no preflight (not from a Registry or Wrap)"),
+			Content: []Content{Text("tool " + call.Name + " is misconfigured and cannot run")}}
+	}
+	if pf.err != nil {
+		return &Result{Status: Failed, IsError: true, Err: pf.err,
+			Content: []Content{Text("tool " + call.Name + " is misconfigured and cannot run")}}
+	}
+	v, aerr := pf.args.check(call.Args)
+	if aerr != nil {
+		return invalidResult(aerr)
+	}
+	if pf.prep != nil {
+		in, err := pf.prep.prepare(v)
+		if err != nil {
+			return invalidResult(pf.args.checkError(err, v))
+		}
+		call.prepared, call.preparedFor = in, pf.prep
+	}
+	if pf.validator != nil {
+		if err := pf.validator.ValidateArgs(v); err != nil {
+			return invalidResult(pf.args.checkError(err, v))
+		}
+	}
+	call.value, call.validated = v, true
+	return nil
+}
+
+func invalidResult(e *ArgsError) *Result {
+	return &Result{Status: Invalid, IsError: true, Err: e, Content: []Content{Text(e.text)}}
+}
+
+// recoverStage turns a panic in any middleware into a Panicked result.
+func recoverStage[C any](next Handler[C]) Handler[C] {
+	return func(ctx context.Context, call *Call[C]) (res *Result) {
+		defer func() {
+			if p := recover(); p != nil {
+				res = panicResult(call.Name, p, false)
+			}
+		}()
+		return next(ctx, call)
+	}
+}
+
+type outcome struct {
+	res      *Result
+	err      error
+	panicked bool
+	value    any
+	stack    []byte
+}
+
+// invoke is the innermost stage: it validates edited arguments again, then
+// runs the tool on a goroutine of its own, so that a panic or a
+// runtime.Goexit in the tool becomes a result instead of taking the
+// caller's goroutine with it.
+func invoke[C any](ctx context.Context, call *Call[C]) *Result {
+	if res := preflightCall(call); res != nil {
+		return res
+	}
+	if ctx.Err() != nil {
+		return canceledResult(ctx, call.Name, false)
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		returned := false
+		defer func() {
+			if returned {
+				return
+			}
+			// recover() is nil only for runtime.Goexit: since Go 1.21 a
+			// panic(nil) recovers as a *runtime.PanicNilError.
+			p := recover()
+			done <- outcome{panicked: true, value: p, stack: debug.Stack()}
+		}()
+		res, err := call.tool.Call(ctx, call)
+		returned = true
+		done <- outcome{res: res, err: err}
+	}()
+	o := <-done
+	if o.panicked {
+		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
+	}
+	return settle(ctx, call.Name, o.res, o.err)
+}
+
+// settle turns what a tool returned into its Result. A call whose context
+// is done never reports success.
+func settle(ctx context.Context, name string, res *Result, err error) *Result {
+	if ctx.Err() != nil {
+		return canceledResult(ctx, name, true)
+	}
+	if err != nil {
+		return errorResult(name, err)
+	}
+	if res == nil {
+		return &Result{Status: Failed, IsError: true, Err: ErrNoResult,
+			Content: []Content{Text("tool " + name + " returned no result; it may not have done what was asked")}}
+	}
+	return res
+}
+
+// ErrNoResult is the host-side cause when a tool returns a nil *Result and
+// a nil error.
+var ErrNoResult = errors.New("tool returned a nil result and a nil error")
+
+// maxErrorText bounds the model text of a tool error.
+const maxErrorText = 8 << 10
+
+func errorResult(name string, err error) *Result {
+	var te *Error
+	if !errors.As(err, &te) {
+		return &Result{Status: Failed, IsError: true, Err: err,
+			Content: []Content{Text(text.Bound("Error: "+err.Error(), maxErrorText))}}
+	}
+	status := te.Status
+	if status == OK {
+		status = Failed
+	}
+	var b strings.Builder
+	if te.Internal {
+		b.WriteString("Error: tool " + name + " failed internally; the details are logged for the operator")
+	} else {
+		msg := te.Message
+		if msg == "" && te.Cause != nil {
+			msg = te.Cause.Error()
+		}
+		b.WriteString("Error: " + msg)
+	}
+	if te.Hint != "" {
+		b.WriteString("\nHint: " + te.Hint)
+	}
+	if te.Warning != "" {
+		b.WriteString("\nWarning: " + te.Warning)
+	}
+	for _, m := range te.MustFollow {
+		b.WriteString("\nYou must: " + m)
+	}
+	return &Result{Status: status, IsError: true, Err: err, Content: []Content{Text(text.Bound(b.String(), maxErrorText))}}
+}
+
+func canceledResult(ctx context.Context, name string, started bool) *Result {
+	cause := context.Cause(ctx)
+	status, what := Canceled, "was cancelled"
+	if errors.Is(cause, context.DeadlineExceeded) {
+		status, what = TimedOut, "timed out"
+	}
+	msg := "The call to " + name + " " + what
+	if !started {
+		msg += " before it started"
+	}
+	if cause != nil && cause != context.Canceled && cause != context.DeadlineExceeded {
+		msg += ": " + cause.Error()
+	}
+	msg += ". It did not complete; do not assume it had any effect."
+	return &Result{Status: status, IsError: true, Err: cause, Content: []Content{Text(text.Bound(msg, maxErrorText))}}
+}
+
+// PanicError is the host-side cause of a Panicked result.
+type PanicError struct {
+	Value  any    // what the tool panicked with
+	Goexit bool   // the tool called runtime.Goexit (t.FailNow, say) instead
+	Stack  []byte // the goroutine's stack at the panic
+}
+
+func (e *PanicError) Error() string {
+	if e.Goexit {
+		return "tool exited its goroutine (runtime.Goexit)"
+	}
+	return fmt.Sprintf("tool panicked: %v", e.Value)
+}
+
+func panicResult(name string, p any, goexit bool) *Result {
+	return panicResultStack(name, p, goexit, debug.Stack())
+}
+
+func panicResultStack(name string, p any, goexit bool, stack []byte) *Result {
+	return &Result{Status: Panicked, IsError: true, Err: &PanicError{Value: p, Goexit: goexit, Stack: stack},
+		Content: []Content{Text("Error: tool " + name + " crashed (an internal bug, not a problem with your arguments). Do not retry the same call; try another approach.")}}
+}

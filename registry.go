@@ -1,0 +1,318 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolbelt-go/tool/internal/schema"
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+// RegistryOptions configures a [Registry]. A nil *RegistryOptions, or a
+// zero field, means the documented default.
+type RegistryOptions struct {
+	// Limits bounds the arguments preflight accepts; see [Limits] for the
+	// defaults.
+	Limits Limits
+}
+
+// Registry holds a set of tools under unique names and runs calls to them
+// through the pipeline: lookup, recover, preflight, the middlewares added
+// with [Registry.Use] (first outermost), then the tool.
+//
+// A zero Registry is ready to use with default options. A Registry is safe
+// for concurrent use; Add and Use may run while calls are in flight, which
+// see the registry as it was when they started.
+type Registry[C any] struct {
+	opts RegistryOptions
+	mu   sync.Mutex // serializes Add and Use
+	snap atomic.Pointer[snapshot[C]]
+}
+
+// snapshot is an immutable view of the registry, swapped whole on change so
+// calls read it without locking.
+type snapshot[C any] struct {
+	tools   map[string]*entry[C]
+	defs    []Definition // sorted by name, hidden left out
+	names   []string     // visible names, sorted
+	mws     []Middleware[C]
+	handler Handler[C]
+}
+
+type entry[C any] struct {
+	tool Tool[C]
+	def  Definition
+	pf   *preflight
+}
+
+// NewRegistry returns an empty registry. opts may be nil.
+func NewRegistry[C any](opts *RegistryOptions) *Registry[C] {
+	r := &Registry[C]{}
+	if opts != nil {
+		r.opts = *opts
+	}
+	return r
+}
+
+func (r *Registry[C]) load() *snapshot[C] {
+	if s := r.snap.Load(); s != nil {
+		return s
+	}
+	return &snapshot[C]{tools: map[string]*entry[C]{}, handler: r.chain(nil)}
+}
+
+// DefinitionError is one problem with a tool that [Registry.Add] refused.
+type DefinitionError struct {
+	Tool    string // the tool's name as given (may be invalid)
+	Index   int    // its position in the Add call
+	Problem string
+	Err     error // the underlying error, if any
+}
+
+func (e *DefinitionError) Error() string {
+	name := e.Tool
+	if name == "" {
+		name = "#" + strconv.Itoa(e.Index)
+	}
+	return "tool " + strconv.Quote(name) + ": " + e.Problem
+}
+
+func (e *DefinitionError) Unwrap() error { return e.Err }
+
+// Add registers tools. Either all of them are added or, if any has a
+// problem, none is, and the error lists every problem found, one
+// [*DefinitionError] each (use errors.As, or errors.Join's Unwrap() []error):
+// an invalid or duplicate name, an empty description, an input schema that
+// does not compile, whose root is not an object, or that refers outside
+// itself, a tool whose argument type cannot be used.
+func (r *Registry[C]) Add(tools ...Tool[C]) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.load()
+	added := make(map[string]*entry[C], len(tools))
+	var errs []error
+	for i, t := range tools {
+		e, problems := r.check(i, t)
+		if e != nil {
+			if _, dup := old.tools[e.def.Name]; dup {
+				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "a tool with this name is already registered"})
+			} else if _, dup := added[e.def.Name]; dup {
+				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "the name appears twice in this Add call"})
+			} else if len(problems) == 0 {
+				added[e.def.Name] = e
+			}
+		}
+		errs = append(errs, problems...)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	next := &snapshot[C]{tools: make(map[string]*entry[C], len(old.tools)+len(added)), mws: old.mws, handler: old.handler}
+	for n, e := range old.tools {
+		next.tools[n] = e
+	}
+	for n, e := range added {
+		next.tools[n] = e
+	}
+	for _, e := range next.tools {
+		if !e.def.Hidden {
+			next.defs = append(next.defs, e.def)
+		}
+	}
+	slices.SortFunc(next.defs, func(a, b Definition) int { return strings.Compare(a.Name, b.Name) })
+	for _, d := range next.defs {
+		next.names = append(next.names, d.Name)
+	}
+	r.snap.Store(next)
+	return nil
+}
+
+// check validates one tool; it returns its entry (nil when the tool is
+// unusable) and its problems.
+func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
+	if t == nil || isNilPointer(t) {
+		return nil, []error{&DefinitionError{Index: i, Problem: "the tool is nil"}}
+	}
+	def, err := safeDefinition(t)
+	if err != nil {
+		return nil, []error{&DefinitionError{Index: i, Problem: err.Error(), Err: err}}
+	}
+	bad := func(problem string, err error) {
+		problems = append(problems, &DefinitionError{Tool: def.Name, Index: i, Problem: problem, Err: err})
+	}
+	if !ValidName(def.Name) {
+		bad("invalid name "+text.Quote(def.Name, 80)+": use 1 to 64 of a-z, A-Z, 0-9, '_' and '-'", nil)
+	}
+	if strings.TrimSpace(def.Description) == "" {
+		bad("the description is empty; the model needs it to know when to call the tool", nil)
+	}
+	if def.Timeout < 0 {
+		bad("Timeout is negative", nil)
+	}
+	if def.MaxOutputBytes < 0 {
+		bad("MaxOutputBytes is negative", nil)
+	}
+	pf := newPreflight(t, r.opts.Limits)
+	if pf.err != nil {
+		bad(pf.err.Error(), pf.err)
+	}
+	if len(def.OutputSchema) > 0 {
+		if _, err := schema.Compile(def.OutputSchema); err != nil {
+			bad("output schema: "+err.Error(), err)
+		}
+	}
+	return &entry[C]{tool: t, def: def, pf: pf}, problems
+}
+
+func safeDefinition[C any](t Tool[C]) (def Definition, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("Definition panicked: %v", p)
+		}
+	}()
+	return t.Definition(), nil
+}
+
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// ValidName reports whether name is a valid tool name: 1 to 64 of a-z,
+// A-Z, 0-9, '_' and '-'.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// MustAdd is like Add but panics on error, for tools registered at init.
+func (r *Registry[C]) MustAdd(tools ...Tool[C]) {
+	if err := r.Add(tools...); err != nil {
+		panic("tool: " + err.Error())
+	}
+}
+
+// AddAny registers tools that need no host state; see [Adapt] and [Add].
+func (r *Registry[C]) AddAny(tools ...AnyTool) error {
+	ts := make([]Tool[C], len(tools))
+	for i, t := range tools {
+		if t != nil && !isNilPointer(t) {
+			ts[i] = Adapt[C](t)
+		}
+	}
+	return r.Add(ts...)
+}
+
+// MustAddAny is like AddAny but panics on error.
+func (r *Registry[C]) MustAddAny(tools ...AnyTool) {
+	if err := r.AddAny(tools...); err != nil {
+		panic("tool: " + err.Error())
+	}
+}
+
+// Use appends middlewares to the registry's chain. They run after
+// preflight, in the order given across all Use calls (the first added is
+// outermost), around every tool.
+func (r *Registry[C]) Use(mws ...Middleware[C]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.load()
+	next := *old
+	next.mws = append(slices.Clip(old.mws), mws...)
+	next.handler = r.chain(next.mws)
+	r.snap.Store(&next)
+}
+
+func (r *Registry[C]) chain(mws []Middleware[C]) Handler[C] {
+	return recoverStage(preflightStage(Chain(mws...)(invoke[C])))
+}
+
+// Definitions returns the definitions of the registered tools that are not
+// hidden, sorted by name. The slice is the caller's; the schemas in it are
+// shared and must not be modified.
+func (r *Registry[C]) Definitions() []Definition {
+	return slices.Clone(r.load().defs)
+}
+
+// Lookup returns the tool registered under name, hidden or not.
+func (r *Registry[C]) Lookup(name string) (Tool[C], bool) {
+	e, ok := r.load().tools[name]
+	if !ok {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// Call runs one call through the pipeline and returns its result; it never
+// returns nil and never panics. state is passed to the tool as
+// [Call.State].
+func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
+	start := time.Now()
+	s := r.load()
+	e, ok := s.tools[req.Name]
+	var res *Result
+	if !ok {
+		res = unknownTool(req.Name, s.names)
+	} else {
+		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args, tool: e.tool, def: &e.def, pf: e.pf}
+		res = s.handler(ctx, call)
+		if res == nil {
+			res = &Result{Status: Failed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
+				Content: []Content{Text("tool " + req.Name + " returned no result")}}
+		}
+	}
+	return finish(res, req, start)
+}
+
+// finish fills in the host view and makes the model view safe: every text
+// block escaped, the status and IsError consistent.
+func finish(res *Result, req Request, start time.Time) *Result {
+	res.CallID, res.Tool = req.ID, text.Clean(text.Cut(req.Name, 128))
+	res.Started, res.Duration = start, time.Since(start)
+	switch {
+	case res.Status == OK && res.IsError:
+		res.Status = Failed
+	case res.Status != OK:
+		res.IsError = true
+	}
+	for i := range res.Content {
+		res.Content[i].Text = text.Clean(res.Content[i].Text)
+	}
+	return res
+}
+
+// ErrUnknownTool is the host-side cause of an UnknownTool result.
+var ErrUnknownTool = errors.New("unknown tool")
+
+func unknownTool(name string, names []string) *Result {
+	var b strings.Builder
+	b.WriteString("Error: there is no tool named " + text.QuoteASCII(name, 64) + " (names are case-sensitive).")
+	if close := text.Closest(name, names, 3); len(close) > 0 {
+		b.WriteString(" Did you mean " + strconv.Quote(close[0]))
+		for _, c := range close[1:] {
+			b.WriteString(" or " + strconv.Quote(c))
+		}
+		b.WriteString("?")
+	}
+	if len(names) > 0 {
+		b.WriteString(" Available tools: " + joinLimited(names, 40) + ".")
+	}
+	return &Result{Status: UnknownTool, IsError: true, Err: fmt.Errorf("%w %q", ErrUnknownTool, text.Cut(name, 128)),
+		Content: []Content{Text(b.String())}}
+}

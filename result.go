@@ -1,0 +1,157 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Result is the outcome of one call, whatever happened. Registry.Call
+// always returns exactly one, so the agent loop can always answer the model.
+//
+// It has two views. The model view (Content, Structured, IsError) is what
+// goes back to the model: short, escaped, bounded. The host view (Status,
+// Err, timings) is for the host's logs and metrics and never reaches the
+// model.
+type Result struct {
+	// Content is the model-visible answer, usually one text block.
+	Content []Content `json:"content"`
+	// Structured is the result as JSON, when the tool has one.
+	Structured json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError tells the model the call failed.
+	IsError bool `json:"isError,omitempty"`
+
+	// Status says what happened, for the host.
+	Status Status `json:"-"`
+	// Err is the Go cause of a failure, for the host: the tool's error, a
+	// *PanicError with its stack, an *ArgsError with the facts of an
+	// invalid call.
+	Err error `json:"-"`
+	// CallID and Tool identify the call.
+	CallID string `json:"-"`
+	Tool   string `json:"-"`
+	// Started and Duration time the call through the pipeline.
+	Started  time.Time     `json:"-"`
+	Duration time.Duration `json:"-"`
+}
+
+// Content is one block of the model view.
+type Content struct {
+	// Type is "text" (the text is in Text) or "json" (the JSON text is in
+	// Text).
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Text returns a text content block.
+func Text(s string) Content { return Content{Type: "text", Text: s} }
+
+// TextResult returns a successful result holding one text block.
+func TextResult(s string) *Result {
+	return &Result{Content: []Content{Text(s)}}
+}
+
+// Text returns the text of all content blocks, joined by newlines.
+func (r *Result) Text() string {
+	if r == nil {
+		return ""
+	}
+	if len(r.Content) == 1 {
+		return r.Content[0].Text
+	}
+	var b strings.Builder
+	for i, c := range r.Content {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// Status is what happened to a call, for the host.
+type Status uint8
+
+const (
+	// OK: the tool ran and succeeded.
+	OK Status = iota
+	// Invalid: the arguments failed preflight; the tool did not run.
+	Invalid
+	// Denied: approval was refused; the tool did not run.
+	Denied
+	// Canceled: the caller's context was cancelled.
+	Canceled
+	// TimedOut: the call ran past its deadline.
+	TimedOut
+	// Failed: the tool returned an error.
+	Failed
+	// Panicked: the tool panicked or exited its goroutine.
+	Panicked
+	// UnknownTool: no tool has the requested name.
+	UnknownTool
+)
+
+var statusNames = [...]string{"ok", "invalid", "denied", "canceled", "timed_out", "failed", "panicked", "unknown_tool"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText writes the status name, for logs.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Error is a tool failure with guidance for the model. Return one from a
+// tool (or wrap one) to control what the model is told; any other error's
+// message is shown as it is.
+//
+//	return Out{}, &tool.Error{
+//		Message: "no file named " + in.Path,
+//		Hint:    "list the directory first with list_dir",
+//	}
+type Error struct {
+	// Status is the result's status; zero means Failed.
+	Status Status
+	// Message says what went wrong, for the model.
+	Message string
+	// Hint says what to do next ("call list_dir first").
+	Hint string
+	// Warning says what to be careful about.
+	Warning string
+	// MustFollow are instructions the model has to follow before retrying.
+	MustFollow []string
+	// Internal hides Message from the model, which is told only that the
+	// tool failed internally; the host still sees everything.
+	Internal bool
+	// Cause is the underlying error, for the host.
+	Cause error
+}
+
+func (e *Error) Error() string {
+	msg := e.Message
+	if msg == "" && e.Cause != nil {
+		msg = e.Cause.Error()
+	}
+	if e.Cause != nil && e.Message != "" {
+		msg += ": " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Errorf is a shorthand for &Error{Message: fmt.Sprintf(format, args...)}.
+func Errorf(format string, args ...any) *Error {
+	return &Error{Message: fmt.Sprintf(format, args...)}
+}
+
+// Internal returns an error whose message the model never sees.
+func Internal(err error) *Error { return &Error{Internal: true, Cause: err} }
+
+// WithHint sets Hint and returns e, for chaining.
+func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }

@@ -1,0 +1,150 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	"github.com/toolbelt-go/tool/internal/decode"
+)
+
+// SchemaFor returns the input schema generated for arguments of type T: an
+// object schema from T's fields and their json, jsonschema and
+// jsonschema_description tags (description, enum, minimum, maximum,
+// pattern, default, examples, …), with unknown properties rejected. A field
+// is required unless its json tag has omitempty or omitzero. A struct with
+// no fields gives {"type":"object","properties":{}}.
+//
+// T must be a struct (or a pointer to one). Channels, functions, complex
+// numbers and maps with keys other than strings or integers are rejected;
+// so are recursive types.
+func SchemaFor[T any]() (json.RawMessage, error) {
+	return schemaForType(reflect.TypeFor[T]())
+}
+
+var numberType = reflect.TypeFor[json.Number]()
+
+func schemaForType(t reflect.Type) (raw json.RawMessage, err error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("argument type %v is not a struct; tool arguments are a JSON object", t)
+	}
+	if err := checkType(t, nil, map[reflect.Type]bool{}); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			raw, err = nil, fmt.Errorf("cannot generate a schema for %v: %v", t, p)
+		}
+	}()
+	r := &jsonschema.Reflector{
+		DoNotReference: true,
+		ExpandedStruct: true,
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			if t == numberType {
+				return &jsonschema.Schema{Type: "number"}
+			}
+			return nil
+		},
+	}
+	s := r.ReflectFromType(t)
+	s.Version, s.ID = "", ""
+	if s.Properties == nil || s.Properties.Len() == 0 {
+		// invopop omits empty properties in some versions; providers want
+		// the key present.
+		return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), nil
+	}
+	out, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the schema for %v: %w", t, err)
+	}
+	if err := checkFieldsAgree(t, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkType walks t and rejects what cannot be a tool argument, before the
+// schema generator sees it (it loops forever on recursive types).
+func checkType(t reflect.Type, path []string, onPath map[reflect.Type]bool) error {
+	where := func() string {
+		if len(path) == 0 {
+			return t.String()
+		}
+		return "field " + strings.Join(path, ".") + " (" + t.String() + ")"
+	}
+	if t == numberType || t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer, reflect.Uintptr:
+		return fmt.Errorf("%s: a %v cannot be a tool argument", where(), t.Kind())
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return fmt.Errorf("%s: only the empty interface can hold JSON arguments", where())
+		}
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return checkType(t.Elem(), path, onPath)
+	case reflect.Map:
+		switch t.Key().Kind() {
+		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return fmt.Errorf("%s: map keys must be strings or integers", where())
+		}
+		return checkType(t.Elem(), path, onPath)
+	case reflect.Struct:
+		if onPath[t] {
+			return fmt.Errorf("%s: recursive types are not supported as tool arguments; supply InputSchema and take json.RawMessage instead", where())
+		}
+		onPath[t] = true
+		defer delete(onPath, t)
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			if f.Tag.Get("json") == "-" {
+				continue
+			}
+			if err := checkType(f.Type, append(slices.Clip(path), f.Name), onPath); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkFieldsAgree makes sure the properties the schema lists are exactly
+// the fields the decoder fills, so nothing validated is dropped and nothing
+// unvalidated is set.
+func checkFieldsAgree(t reflect.Type, schema []byte) error {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return err
+	}
+	fields := decode.Fields(t)
+	for _, f := range fields {
+		if _, ok := s.Properties[f]; !ok {
+			return fmt.Errorf("field %q of %v decodes from JSON but is missing from the generated schema (check its jsonschema tags)", f, t)
+		}
+	}
+	for p := range s.Properties {
+		if !slices.Contains(fields, p) {
+			return fmt.Errorf("schema property %q of %v matches no field the decoder would fill", p, t)
+		}
+	}
+	return nil
+}
+
+var (
+	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+)

@@ -1,0 +1,194 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/toolbelt-go/tool/internal/decode"
+	"github.com/toolbelt-go/tool/internal/schema"
+)
+
+// New returns a typed tool that needs no host state. Its input schema is
+// generated from In's struct tags (see [SchemaFor]) unless def.InputSchema
+// is set. Each call is validated against the schema, decoded into In
+// exactly as validated, checked by In's Validate() error method if it has
+// one, and passed to fn. This happens in the registry's preflight, before
+// any approval; called on its own, the tool does the same in Run.
+//
+// The result is built from fn's return values: a string Out becomes a text
+// block; a *Result is used as it is; any other Out becomes structured JSON
+// plus the same JSON as text. A nil pointer Out gives the JSON text "null".
+// An error becomes an error result (see [Error] to add guidance).
+//
+// A problem with In or the definition (an unsupported field type, a bad
+// name) is reported by [Registry.Add]; such a tool fails every call.
+func New[In, Out any](def Definition, fn func(ctx context.Context, in In) (Out, error)) AnyTool {
+	t := &typed[In, Out]{fn: fn}
+	t.init(def)
+	return t
+}
+
+// NewFor is [New] for tools that use the host's per-call state: fn also
+// receives the [*Call], whose State field holds it.
+func NewFor[C, In, Out any](def Definition, fn func(ctx context.Context, call *Call[C], in In) (Out, error)) Tool[C] {
+	t := &typedFor[C, In, Out]{fn: fn}
+	t.init(def)
+	return t
+}
+
+// NewRaw returns a tool of the raw tier: fn receives the arguments as JSON
+// and def.InputSchema, which is required, describes them. In a registry,
+// preflight validates the arguments against that schema before fn runs;
+// called on its own, the tool validates nothing.
+func NewRaw(def Definition, fn func(ctx context.Context, args json.RawMessage) (*Result, error)) AnyTool {
+	r := &raw{def: def, fn: fn}
+	if len(def.InputSchema) == 0 {
+		r.err = errors.New("NewRaw needs Definition.InputSchema")
+	}
+	return r
+}
+
+type raw struct {
+	def Definition
+	fn  func(context.Context, json.RawMessage) (*Result, error)
+	err error
+}
+
+func (r *raw) Definition() Definition   { return r.def }
+func (r *raw) constructionError() error { return r.err }
+
+func (r *raw) Run(ctx context.Context, args json.RawMessage) (*Result, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.fn(ctx, args)
+}
+
+// typedCore is what New and NewFor share: the definition with its schema,
+// the compiled schema, and the decoding of In.
+type typedCore[In any] struct {
+	def    Definition
+	schema *schema.Schema
+	err    error
+}
+
+func (c *typedCore[In]) init(def Definition) {
+	if len(def.InputSchema) == 0 {
+		s, err := SchemaFor[In]()
+		if err != nil {
+			c.err = err
+			c.def = def
+			return
+		}
+		def.InputSchema = s
+	} else if err := checkType(reflect.TypeFor[In](), nil, map[reflect.Type]bool{}); err != nil {
+		c.err = err
+	}
+	c.def = def
+	if c.err == nil {
+		c.schema, c.err = schema.Compile(def.InputSchema)
+	}
+}
+
+func (c *typedCore[In]) Definition() Definition         { return c.def }
+func (c *typedCore[In]) constructionError() error       { return c.err }
+func (c *typedCore[In]) compiledSchema() *schema.Schema { return c.schema }
+
+// prepare decodes the validated tree into In and runs In's own check. It
+// is part of preflight.
+func (c *typedCore[In]) prepare(v any) (any, error) {
+	in := new(In)
+	if err := decode.Into(in, v); err != nil {
+		return nil, err
+	}
+	if val, ok := any(in).(interface{ Validate() error }); ok {
+		if err := val.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// standalone runs preflight when the tool is called outside a registry.
+func (c *typedCore[In]) standalone(raw json.RawMessage) (*In, *Result) {
+	if c.err != nil {
+		return nil, &Result{Status: Failed, IsError: true, Err: c.err,
+			Content: []Content{Text("tool " + c.def.Name + " is misconfigured and cannot run")}}
+	}
+	a := &argsSchema{tool: c.def.Name, schema: c.schema, limits: Limits{}.parser()}
+	v, aerr := a.check(raw)
+	if aerr != nil {
+		return nil, invalidResult(aerr)
+	}
+	in, err := c.prepare(v)
+	if err != nil {
+		return nil, invalidResult(a.checkError(err, v))
+	}
+	return in.(*In), nil
+}
+
+type typed[In, Out any] struct {
+	typedCore[In]
+	fn func(context.Context, In) (Out, error)
+}
+
+func (t *typed[In, Out]) Run(ctx context.Context, args json.RawMessage) (*Result, error) {
+	in, res := t.standalone(args)
+	if res != nil {
+		return res, nil
+	}
+	return outResult(t.fn(ctx, *in))
+}
+
+func (t *typed[In, Out]) runPrepared(ctx context.Context, prepared any) (*Result, error) {
+	return outResult(t.fn(ctx, *prepared.(*In)))
+}
+
+type typedFor[C, In, Out any] struct {
+	typedCore[In]
+	fn func(context.Context, *Call[C], In) (Out, error)
+}
+
+func (t *typedFor[C, In, Out]) Call(ctx context.Context, call *Call[C]) (*Result, error) {
+	if in, ok := call.prepared.(*In); ok && call.preparedFor == t {
+		return outResult(t.fn(ctx, call, *in))
+	}
+	in, res := t.standalone(call.Args)
+	if res != nil {
+		return res, nil
+	}
+	return outResult(t.fn(ctx, call, *in))
+}
+
+// Internal interfaces the pipeline discovers through As.
+type (
+	constructionChecker interface{ constructionError() error }
+	schemaProvider      interface{ compiledSchema() *schema.Schema }
+	preparer            interface {
+		prepare(v any) (any, error)
+	}
+	preparedRunner interface {
+		runPrepared(ctx context.Context, prepared any) (*Result, error)
+	}
+)
+
+// outResult builds the result of a typed function.
+func outResult[Out any](out Out, err error) (*Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	switch o := any(out).(type) {
+	case string:
+		return TextResult(o), nil
+	case *Result:
+		return o, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, &Error{Internal: true, Cause: fmt.Errorf("tool output cannot be encoded as JSON: %w", err)}
+	}
+	return &Result{Content: []Content{Text(string(b))}, Structured: b}, nil
+}

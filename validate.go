@@ -1,0 +1,308 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolbelt-go/tool/internal/decode"
+	"github.com/toolbelt-go/tool/internal/jsonparse"
+	"github.com/toolbelt-go/tool/internal/schema"
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+// Limits bounds the arguments preflight accepts. They are checked in one
+// linear pass over the bytes, before any schema validation, so validation
+// time and error size stay bounded whatever the model sends. A zero field
+// means its default.
+type Limits struct {
+	MaxBytes        int // whole argument document; default 1 MiB
+	MaxDepth        int // nesting of objects and arrays; default 64
+	MaxStringBytes  int // one string; default 64 KiB
+	MaxNumberLength int // one number token; default 100 characters
+	MaxExponent     int // a number's written exponent, ±; default 400
+	MaxElements     int // members of one object or items of one array; default 10,000
+}
+
+func (l Limits) parser() jsonparse.Limits {
+	or := func(v, d int) int {
+		if v > 0 {
+			return v
+		}
+		return d
+	}
+	return jsonparse.Limits{
+		MaxBytes:       or(l.MaxBytes, 1<<20),
+		MaxDepth:       or(l.MaxDepth, 64),
+		MaxStringBytes: or(l.MaxStringBytes, 64<<10),
+		MaxNumberLen:   or(l.MaxNumberLength, 100),
+		MaxExponent:    or(l.MaxExponent, 400),
+		MaxElements:    or(l.MaxElements, 10000),
+	}
+}
+
+// ArgsError is the host's structured view of arguments that failed
+// preflight; Result.Err holds one for every Invalid result. Its Error text
+// is exactly what the model was told.
+type ArgsError struct {
+	Tool      string
+	Problems  []Problem // at most maxProblems; Total counts them all
+	Total     int
+	Truncated bool     // the arguments were cut off mid-document
+	Required  []string // the required top-level keys
+	Example   string   // a corrected example of the arguments, from the schema
+	Cause     error    // a schema validator failure or an ArgsValidator error
+	text      string
+}
+
+// Problem is one thing wrong with the arguments.
+type Problem struct {
+	Pointer    string   // RFC 6901 pointer to the value ("" for the whole)
+	Code       string   // machine-readable: "type", "required", "unknown_key", "truncated", …
+	Message    string   // one line for the model, escaped
+	Expected   string   // what the schema wants, when known
+	Got        string   // what was sent, quoted, escaped and cut
+	Allowed    []string // allowed values or keys, when there is a list
+	Suggestion string   // the closest allowed key or value
+}
+
+func (e *ArgsError) Error() string { return e.text }
+
+// Unwrap returns the cause, if any.
+func (e *ArgsError) Unwrap() error { return e.Cause }
+
+const (
+	maxProblems   = 8
+	maxGotBytes   = 64
+	maxExample    = 1024
+	maxCheckBytes = 512
+)
+
+// argsSchema is what preflight knows of one tool's input.
+type argsSchema struct {
+	tool   string
+	schema *schema.Schema
+	limits jsonparse.Limits
+}
+
+// check runs preflight: the strict decode, schema defaults, the fast path
+// or the authority. It returns the validated tree, or the error for the
+// model.
+func (a *argsSchema) check(raw json.RawMessage) (any, *ArgsError) {
+	v, perr := parseArgs(raw, a.limits)
+	if perr != nil {
+		return nil, a.fail([]Problem{*perr}, 1, perr.Code == "truncated", nil, nil)
+	}
+	a.schema.ApplyDefaults(v)
+	if a.schema.Valid(v) {
+		return v, nil
+	}
+	err := a.schema.Validate(v)
+	if err == nil {
+		return v, nil
+	}
+	problems, total := a.describe(err, v)
+	return nil, a.fail(problems, total, false, v, err)
+}
+
+// parseArgs reads the arguments, which must be one JSON object.
+func parseArgs(raw []byte, lim jsonparse.Limits) (any, *Problem) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return map[string]any{}, nil
+	}
+	v, err := jsonparse.Parse(raw, lim)
+	if err != nil {
+		return nil, syntaxProblem(err)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return x, nil
+	case nil:
+		return map[string]any{}, nil
+	case string:
+		inner := strings.TrimSpace(x)
+		if strings.HasPrefix(inner, "{") {
+			if iv, err := jsonparse.Parse([]byte(inner), lim); err == nil {
+				if _, ok := iv.(map[string]any); ok {
+					return nil, &Problem{Code: "string_wrapped_object", Expected: "object", Got: "string",
+						Message: "the arguments are a JSON string that contains an object; send the object itself, not a string"}
+				}
+			}
+		}
+		return nil, &Problem{Code: "not_object", Expected: "object", Got: "string " + text.Quote(x, maxGotBytes),
+			Message: "the arguments must be a JSON object like {\"key\": value}, not a string"}
+	case []any:
+		return nil, &Problem{Code: "not_object", Expected: "object", Got: "array",
+			Message: "the arguments must be a JSON object like {\"key\": value}, not an array"}
+	default:
+		return nil, &Problem{Code: "not_object", Expected: "object", Got: decode.Kind(v),
+			Message: "the arguments must be a JSON object like {\"key\": value}, not a " + decode.Kind(v)}
+	}
+}
+
+var parseCodes = map[jsonparse.ErrorKind]string{
+	jsonparse.Truncated: "truncated", jsonparse.Syntax: "syntax", jsonparse.TrailingData: "trailing_data",
+	jsonparse.DuplicateKey: "duplicate_key", jsonparse.FoldedKey: "case_duplicate_key",
+	jsonparse.InvalidUTF8: "invalid_utf8", jsonparse.LoneSurrogate: "lone_surrogate",
+	jsonparse.TooLarge: "too_large", jsonparse.TooDeep: "too_deep", jsonparse.StringTooLong: "string_too_long",
+	jsonparse.NumberTooLong: "number_too_long", jsonparse.ExponentTooLarge: "exponent_too_large",
+	jsonparse.TooManyElements: "too_many_elements",
+}
+
+func syntaxProblem(e *jsonparse.Error) *Problem {
+	p := &Problem{Pointer: e.Pointer, Code: parseCodes[e.Kind]}
+	at := "at byte " + strconv.Itoa(e.Offset)
+	switch e.Kind {
+	case jsonparse.Truncated:
+		where := ""
+		if e.Pointer != "" {
+			where = " inside " + showPointer(e.Pointer)
+		}
+		p.Message = "the JSON ends after " + strconv.Itoa(e.Offset) + " bytes" + where + ", while " + e.Detail +
+			" was expected. Send the complete arguments again; if a value is very long, split the work into smaller calls"
+	case jsonparse.Syntax:
+		p.Message = "the arguments are not valid JSON " + at + ": " + text.Clean(e.Detail)
+	case jsonparse.TrailingData:
+		if e.Detail != "" {
+			p.Message = "the arguments hold more than one JSON document (a second one starts " + at + "); send exactly one object"
+		} else {
+			p.Message = "unexpected text after the arguments object " + at + "; send exactly one JSON object and nothing else"
+		}
+	case jsonparse.DuplicateKey:
+		p.Message = "the key " + text.QuoteASCII(e.Key, maxGotBytes) + " appears twice; send each key once"
+	case jsonparse.FoldedKey:
+		p.Message = "the keys " + text.QuoteASCII(e.Other, maxGotBytes) + " and " + text.QuoteASCII(e.Key, maxGotBytes) +
+			" differ only by letter case; send each key once, spelled exactly as in the schema"
+	case jsonparse.InvalidUTF8:
+		p.Message = "the arguments contain bytes that are not valid UTF-8 " + at + "; send text only, escaping anything else"
+	case jsonparse.LoneSurrogate:
+		p.Message = "the string holds a lone surrogate escape " + text.Clean(e.Detail) + " " + at + ", which is not a character; use a complete surrogate pair or the character itself"
+	case jsonparse.TooLarge:
+		p.Message = "the arguments are " + strconv.Itoa(e.Size) + " bytes, over the limit of " + strconv.Itoa(e.Limit) + "; send less data per call"
+	case jsonparse.TooDeep:
+		p.Message = "the arguments nest deeper than " + strconv.Itoa(e.Limit) + " levels; flatten them"
+	case jsonparse.StringTooLong:
+		p.Message = "a string is longer than the limit of " + strconv.Itoa(e.Limit) + " bytes; send less per call"
+	case jsonparse.NumberTooLong:
+		p.Message = "a number is written with more than " + strconv.Itoa(e.Limit) + " characters; send an ordinary number"
+	case jsonparse.ExponentTooLarge:
+		p.Message = "a number's exponent is beyond ±" + strconv.Itoa(e.Limit) + "; send an ordinary number"
+	case jsonparse.TooManyElements:
+		p.Message = "an object or array has more than " + strconv.Itoa(e.Limit) + " " + e.Detail + "; send fewer per call"
+	default:
+		p.Message = "the arguments are not valid JSON " + at
+	}
+	return p
+}
+
+func showPointer(p string) string {
+	if p == "" {
+		return "the top level"
+	}
+	return text.Clean(text.Cut(p, 200))
+}
+
+// fail builds the error and the model's text.
+func (a *argsSchema) fail(problems []Problem, total int, truncated bool, sent any, cause error) *ArgsError {
+	e := &ArgsError{Tool: a.tool, Problems: problems, Total: total, Truncated: truncated, Cause: cause}
+	if a.schema != nil {
+		e.Required = a.schema.Root().Required
+		e.Example = a.schema.Skeleton(sent, maxExample)
+	}
+	var b strings.Builder
+	if truncated {
+		b.WriteString("Your arguments for " + a.tool + " were cut off: ")
+		b.WriteString(problems[0].Message)
+		b.WriteString(".\n")
+	} else {
+		if total == 1 {
+			b.WriteString("Invalid arguments for " + a.tool + ":\n")
+		} else {
+			b.WriteString("Invalid arguments for " + a.tool + " (" + strconv.Itoa(total) + " problems):\n")
+		}
+		for _, p := range problems {
+			b.WriteString("- ")
+			if p.Pointer != "" {
+				b.WriteString(showPointer(p.Pointer))
+				b.WriteString(": ")
+			}
+			b.WriteString(p.Message)
+			b.WriteByte('\n')
+		}
+		if total > len(problems) {
+			b.WriteString("- … and " + strconv.Itoa(total-len(problems)) + " more\n")
+		}
+	}
+	if len(e.Required) > 0 {
+		b.WriteString("Required keys: " + strings.Join(e.Required, ", ") + ".\n")
+	}
+	if e.Example != "" && e.Example != "{}" {
+		b.WriteString("Expected shape: " + e.Example + "\n")
+	}
+	b.WriteString("Fix the arguments and call " + a.tool + " again.")
+	e.text = b.String()
+	return e
+}
+
+// checkError turns an ArgsValidator or Validate() error into an ArgsError.
+func (a *argsSchema) checkError(err error, sent any) *ArgsError {
+	msg := err.Error()
+	var te *Error
+	hint := ""
+	if errors.As(err, &te) {
+		if te.Internal {
+			msg = "the arguments were rejected"
+		} else {
+			msg = te.Message
+		}
+		hint = te.Hint
+	}
+	p := Problem{Code: "check", Message: text.Clean(text.Cut(msg, maxCheckBytes))}
+	var de *decode.Error
+	if errors.As(err, &de) {
+		p = Problem{Pointer: de.Pointer, Code: "decode", Expected: de.Expected, Got: de.Got,
+			Message: text.Clean(text.Cut("expected "+de.Expected+", got "+de.Got+detailSuffix(de.Detail), maxCheckBytes))}
+	}
+	if hint != "" {
+		p.Message += " (" + text.Clean(text.Cut(hint, maxCheckBytes)) + ")"
+	}
+	return a.fail([]Problem{p}, 1, false, sent, err)
+}
+
+func detailSuffix(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ": " + d
+}
+
+// gotValue describes a sent value for a message: strings quoted, escaped
+// and cut; containers by kind and size.
+func gotValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "string " + text.Quote(x, maxGotBytes)
+	case json.Number:
+		return decode.Kind(x) + " " + text.Cut(string(x), 40)
+	case map[string]any:
+		return "an object with " + plural(len(x), "key")
+	case []any:
+		return "an array of " + plural(len(x), "item")
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

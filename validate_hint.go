@@ -1,0 +1,250 @@
+package tool
+
+import (
+	"encoding/json"
+	"errors"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+var printer = message.NewPrinter(language.English)
+
+// describe turns the authority's verdict into problems for the model: at
+// most maxProblems of them, with the total.
+func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
+	}
+	var problems []Problem
+	total := 0
+	add := func(p Problem) {
+		total++
+		if len(problems) < maxProblems {
+			problems = append(problems, p)
+		}
+	}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		a.leaf(e, sent, add)
+	}
+	walk(ve)
+	if total == 0 {
+		add(Problem{Code: "schema", Message: "the arguments do not match the schema"})
+	}
+	return problems, total
+}
+
+func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, add func(Problem)) {
+	loc := e.InstanceLocation
+	ptr := pointerOf(loc)
+	got := valueAt(sent, loc)
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		for _, m := range k.Missing {
+			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(m), Code: "required", Got: "nothing"}
+			p.Expected = a.expectedAt(append(loc[:len(loc):len(loc)], m))
+			p.Message = "missing required key " + text.Quote(m, maxGotBytes)
+			if p.Expected != "" {
+				p.Message += " (" + p.Expected + ")"
+			}
+			add(p)
+		}
+	case *kind.AdditionalProperties:
+		allowed := a.allowedKeys(loc)
+		for _, prop := range k.Properties {
+			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(prop), Code: "unknown_key", Allowed: allowed}
+			p.Message = "unknown key " + text.QuoteASCII(prop, maxGotBytes)
+			if len(allowed) > 0 {
+				p.Message += "; allowed keys: " + joinLimited(allowed, 30)
+				if s := text.Closest(prop, allowed, 1); len(s) > 0 {
+					p.Suggestion = s[0]
+					p.Message += ". Did you mean " + strconv.Quote(s[0]) + "?"
+				}
+			} else {
+				p.Message += "; this object takes no keys"
+			}
+			add(p)
+		}
+	case *kind.Type:
+		p := Problem{Pointer: ptr, Code: "type", Expected: strings.Join(k.Want, " or "), Got: gotValue(got)}
+		p.Message = "expected " + p.Expected + ", got " + p.Got
+		if s, ok := got.(string); ok && wantsNumber(k.Want) {
+			if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+				p.Message += "; send the number without quotes"
+			}
+		}
+		add(p)
+	case *kind.Enum:
+		allowed := make([]string, 0, len(k.Want))
+		for _, w := range k.Want {
+			allowed = append(allowed, displayJSON(w))
+		}
+		p := Problem{Pointer: ptr, Code: "enum", Allowed: allowed, Got: gotValue(got)}
+		p.Message = "must be one of " + joinLimited(allowed, 30) + ", got " + p.Got
+		if s, ok := got.(string); ok {
+			if c := text.Closest(s, stringsOf(k.Want), 1); len(c) > 0 {
+				p.Suggestion = c[0]
+				p.Message += ". Did you mean " + strconv.Quote(c[0]) + "?"
+			}
+		}
+		add(p)
+	case *kind.Const:
+		p := Problem{Pointer: ptr, Code: "const", Expected: displayJSON(k.Want), Got: gotValue(got)}
+		p.Message = "must be " + p.Expected + ", got " + p.Got
+		add(p)
+	case *kind.Minimum:
+		add(bound(ptr, "minimum", "at least", k.Want, got))
+	case *kind.Maximum:
+		add(bound(ptr, "maximum", "at most", k.Want, got))
+	case *kind.ExclusiveMinimum:
+		add(bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
+	case *kind.ExclusiveMaximum:
+		add(bound(ptr, "exclusive_maximum", "less than", k.Want, got))
+	case *kind.MinLength:
+		add(Problem{Pointer: ptr, Code: "min_length", Expected: "at least " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
+			Message: "must be at least " + plural(k.Want, "character") + " long, got " + strconv.Itoa(k.Got)})
+	case *kind.MaxLength:
+		add(Problem{Pointer: ptr, Code: "max_length", Expected: "at most " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
+			Message: "must be at most " + plural(k.Want, "character") + " long, got " + strconv.Itoa(k.Got)})
+	case *kind.Pattern:
+		p := Problem{Pointer: ptr, Code: "pattern", Expected: "a string matching " + text.Cut(k.Want, 200), Got: gotValue(got)}
+		p.Message = "must match the pattern " + text.Quote(k.Want, 200) + ", got " + p.Got
+		add(p)
+	case *kind.MinItems:
+		add(Problem{Pointer: ptr, Code: "min_items", Expected: "at least " + plural(k.Want, "item"), Got: plural(k.Got, "item"),
+			Message: "must have at least " + plural(k.Want, "item") + ", got " + strconv.Itoa(k.Got)})
+	case *kind.MaxItems:
+		add(Problem{Pointer: ptr, Code: "max_items", Expected: "at most " + plural(k.Want, "item"), Got: plural(k.Got, "item"),
+			Message: "must have at most " + plural(k.Want, "item") + ", got " + strconv.Itoa(k.Got)})
+	case *kind.FalseSchema:
+		add(Problem{Pointer: ptr, Code: "not_allowed", Got: gotValue(got), Message: "no value is allowed here"})
+	default:
+		msg := e.ErrorKind.LocalizedString(printer)
+		code := "schema"
+		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+			code = kp[len(kp)-1]
+		}
+		add(Problem{Pointer: ptr, Code: code, Got: gotValue(got), Message: text.Clean(text.Cut(msg, maxCheckBytes))})
+	}
+}
+
+func bound(ptr, code, rel string, want *big.Rat, got any) Problem {
+	w := ratString(want)
+	p := Problem{Pointer: ptr, Code: code, Expected: rel + " " + w, Got: gotValue(got)}
+	p.Message = "must be " + rel + " " + w + ", got " + p.Got
+	return p
+}
+
+func ratString(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func wantsNumber(want []string) bool {
+	for _, w := range want {
+		if w == "integer" || w == "number" {
+			return true
+		}
+	}
+	return false
+}
+
+// expectedAt describes the schema at loc briefly ("string", "integer ≥ 1").
+func (a *argsSchema) expectedAt(loc []string) string {
+	n := a.schema.At(loc)
+	if n == nil {
+		return ""
+	}
+	s := strings.Join(n.TypeList, " or ")
+	if n.HasEnum {
+		vals := make([]string, 0, len(n.Enum))
+		for _, v := range n.Enum {
+			vals = append(vals, displayJSON(v))
+		}
+		s = "one of " + joinLimited(vals, 10)
+	}
+	return s
+}
+
+func (a *argsSchema) allowedKeys(loc []string) []string {
+	n := a.schema.At(loc)
+	if n == nil {
+		return nil
+	}
+	return n.PropOrder
+}
+
+func valueAt(v any, loc []string) any {
+	for _, t := range loc {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[t]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(jsonparse.EscapePointerToken(t))
+	}
+	return b.String()
+}
+
+func displayJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	return text.Clean(text.Cut(string(b), 100))
+}
+
+func stringsOf(vals []any) []string {
+	var out []string
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinLimited joins up to n items, noting how many more there were.
+func joinLimited(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	shown := append([]string(nil), items[:n]...)
+	sort.Strings(shown)
+	return strings.Join(shown, ", ") + " (and " + strconv.Itoa(len(items)-n) + " more)"
+}

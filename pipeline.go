@@ -118,9 +118,11 @@ type outcome struct {
 }
 
 // invoke is the innermost stage: it validates edited arguments again, then
-// runs the tool on a goroutine of its own, so that a panic or a
-// runtime.Goexit in the tool becomes a result instead of taking the
-// caller's goroutine with it.
+// runs the tool on a goroutine other than the caller's, so that a panic or
+// a runtime.Goexit in the tool becomes a result instead of taking the
+// caller's goroutine with it. The goroutine comes from a small pool (see
+// workers.go): a fresh one per call costs more than the rest of the
+// pipeline, mostly in stack growth.
 func invoke[C any](ctx context.Context, call *Call[C]) *Result {
 	if res := preflightCall(call); res != nil {
 		return res
@@ -129,21 +131,19 @@ func invoke[C any](ctx context.Context, call *Call[C]) *Result {
 		return canceledResult(ctx, call.Name, false)
 	}
 	done := make(chan outcome, 1)
-	go func() {
+	workers.run(func() {
 		returned := false
 		defer func() {
 			if returned {
 				return
 			}
-			// recover() is nil only for runtime.Goexit: since Go 1.21 a
-			// panic(nil) recovers as a *runtime.PanicNilError.
 			p := recover()
 			done <- outcome{panicked: true, value: p, stack: debug.Stack()}
 		}()
 		res, err := call.tool.Call(ctx, call)
 		returned = true
 		done <- outcome{res: res, err: err}
-	}()
+	})
 	o := <-done
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)

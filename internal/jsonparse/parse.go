@@ -37,6 +37,7 @@ type parser struct {
 	depth int
 	lim   Limits
 	path  []string // JSON pointer tokens of the value being read, for errors
+	buf   [8]string
 }
 
 // Parse reads exactly one JSON value from data, followed only by whitespace.
@@ -45,6 +46,7 @@ func Parse(data []byte, lim Limits) (any, *Error) {
 		return nil, &Error{Kind: TooLarge, Offset: lim.MaxBytes, Limit: lim.MaxBytes, Size: len(data)}
 	}
 	p := parser{data: data, lim: lim}
+	p.path = p.buf[:0]
 	p.skipSpace()
 	if p.pos == len(data) {
 		return nil, &Error{Kind: Empty}
@@ -137,7 +139,8 @@ func (p *parser) object() (any, *Error) {
 	}
 	p.pos++ // '{'
 	m := make(map[string]any)
-	var keys []string // insertion order, for the case-fold check
+	var keyBuf [foldCheckLinear]string
+	keys := keyBuf[:0] // insertion order, for the case-fold check
 	var folded map[string]string
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {

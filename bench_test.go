@@ -1,0 +1,85 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// benchArgs is a realistic search tool's input: six fields with pattern,
+// enum and minimum/maximum constraints.
+type benchArgs struct {
+	Query         string `json:"query" jsonschema:"minLength=1,maxLength=200,description=Text to search for"`
+	Path          string `json:"path,omitempty" jsonschema:"pattern=^[a-zA-Z0-9_./-]*$,description=Directory to search"`
+	Lang          string `json:"lang,omitempty" jsonschema:"enum=go,enum=rust,enum=python,enum=typescript"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=500"`
+	Offset        int    `json:"offset,omitempty" jsonschema:"minimum=0"`
+	CaseSensitive bool   `json:"case_sensitive,omitempty"`
+}
+
+type benchHit struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+type benchOut struct {
+	Hits  []benchHit `json:"hits"`
+	Total int        `json:"total"`
+}
+
+func benchSearch(_ context.Context, in benchArgs) (benchOut, error) {
+	return benchOut{Hits: []benchHit{{File: in.Path + "/main.go", Line: in.Limit}}, Total: 1}, nil
+}
+
+var (
+	benchValid   = []byte(`{"query":"func NewRegistry","path":"internal/registry","lang":"go","limit":50,"offset":0,"case_sensitive":true}`)
+	benchInvalid = []byte(`{"query":"func NewRegistry","path":"internal/registry","lang":"golang","limit":5000,"offset":0,"case_sensitive":true}`)
+)
+
+func benchRegistry(b *testing.B) *tool.Registry[struct{}] {
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAddAny(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+	return r
+}
+
+// BenchmarkFloor is what any Go tool call costs at least: decode the
+// arguments into the struct, run the function, encode the result.
+func BenchmarkFloor(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var in benchArgs
+		if err := json.Unmarshal(benchValid, &in); err != nil {
+			b.Fatal(err)
+		}
+		out, _ := benchSearch(context.Background(), in)
+		if _, err := json.Marshal(out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCallValid(b *testing.B) {
+	r := benchRegistry(b)
+	ctx := context.Background()
+	req := tool.Request{ID: "1", Name: "search", Args: benchValid}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Call(ctx, struct{}{}, req); res.IsError {
+			b.Fatal(res.Text())
+		}
+	}
+}
+
+func BenchmarkCallInvalid(b *testing.B) {
+	r := benchRegistry(b)
+	ctx := context.Background()
+	req := tool.Request{ID: "1", Name: "search", Args: benchInvalid}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Call(ctx, struct{}{}, req); res.Status != tool.Invalid {
+			b.Fatal(res.Text())
+		}
+	}
+}

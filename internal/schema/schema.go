@@ -18,7 +18,9 @@ import (
 
 // resourceURL names the schema inside its private compiler. Nothing else is
 // ever registered there, and the loader refuses everything else.
-const resourceURL = "urn:toolbelt:input"
+// It is hierarchical so that a relative reference resolves to another URL
+// (which the loader refuses) rather than back to this one.
+const resourceURL = "file:///toolbelt/input.json"
 
 // Schema is a compiled input schema. It is immutable and safe for concurrent
 // use.
@@ -52,6 +54,9 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	if t, _ := obj.m["type"].(string); t != "object" {
 		return nil, errors.New(`schema root must have "type": "object" (providers accept only object parameters)`)
 	}
+	if ref := externalRef(doc); ref != "" {
+		return nil, fmt.Errorf("%w: %q", ErrExternalRef, ref)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})
@@ -61,7 +66,7 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	authority, err := c.Compile(resourceURL)
 	if err != nil {
 		if errors.Is(err, ErrExternalRef) {
-			return nil, ErrExternalRef
+			return nil, err
 		}
 		return nil, fmt.Errorf("schema does not compile: %s", oneLine(err.Error()))
 	}
@@ -183,4 +188,29 @@ func plain(v any) any {
 		return a
 	}
 	return v
+}
+
+// externalRef returns the first $ref or $dynamicRef that is not a fragment
+// of this document ("#..."), or "".
+func externalRef(v any) string {
+	switch x := v.(type) {
+	case *object:
+		for _, k := range x.keys {
+			if k == "$ref" || k == "$dynamicRef" {
+				if s, ok := x.m[k].(string); ok && !strings.HasPrefix(s, "#") {
+					return s
+				}
+			}
+			if r := externalRef(x.m[k]); r != "" {
+				return r
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if r := externalRef(e); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
 }

@@ -1,0 +1,62 @@
+package tool_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/toolbelt-go/tool"
+)
+
+type searchArgs struct {
+	Query string `json:"query" jsonschema:"description=what to find,minLength=1"`
+	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100,default=10"`
+	Lang  string `json:"lang,omitempty" jsonschema:"enum=go,enum=rust,enum=python"`
+	Path  string `json:"path,omitempty" jsonschema:"pattern=^[a-z/]*$"`
+}
+
+// received records what the search tool was given.
+var received = make(chan searchArgs, 100)
+
+func newSearch() tool.AnyTool {
+	return tool.New(tool.Definition{Name: "search", Description: "Search the code."},
+		func(ctx context.Context, in searchArgs) (map[string]any, error) {
+			select {
+			case received <- in:
+			default:
+			}
+			return map[string]any{"query": in.Query, "limit": in.Limit}, nil
+		})
+}
+
+func newRegistry(t *testing.T, tools ...tool.AnyTool) *tool.Registry[struct{}] {
+	t.Helper()
+	r := tool.NewRegistry[struct{}](nil)
+	if err := r.AddAny(tools...); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func call(r *tool.Registry[struct{}], name, args string) *tool.Result {
+	return r.Call(context.Background(), struct{}{}, tool.Request{ID: "call-1", Name: name, Args: []byte(args)})
+}
+
+// checkModelText asserts what every model view must be: no raw control
+// characters, bounded.
+func checkModelText(t *testing.T, res *tool.Result) {
+	t.Helper()
+	txt := res.Text()
+	if len(txt) > 16<<10 {
+		t.Errorf("model text is %d bytes", len(txt))
+	}
+	for _, r := range txt {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			t.Errorf("model text holds raw control %U: %q", r, txt)
+			return
+		}
+	}
+	if strings.ContainsRune(txt, 0x1b) {
+		t.Errorf("model text holds ESC")
+	}
+}

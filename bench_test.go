@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/toolbelt-go/tool"
@@ -80,6 +81,36 @@ func BenchmarkCallInvalid(b *testing.B) {
 	for b.Loop() {
 		if res := r.Call(ctx, struct{}{}, req); res.Status != tool.Invalid {
 			b.Fatal(res.Text())
+		}
+	}
+}
+
+// BenchmarkRegister is one tool's schema generation, compilation and
+// registration.
+func BenchmarkRegister(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		r := tool.NewRegistry[struct{}](nil)
+		if err := r.AddAny(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRegister1000 registers 1,000 tools in one Add and lists them.
+func BenchmarkRegister1000(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		tools := make([]tool.AnyTool, 1000)
+		for i := range tools {
+			tools[i] = tool.New(tool.Definition{Name: "search_" + strconv.Itoa(i), Description: "Search the code base."}, benchSearch)
+		}
+		r := tool.NewRegistry[struct{}](nil)
+		if err := r.AddAny(tools...); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Definitions()) != 1000 {
+			b.Fatal("missing definitions")
 		}
 	}
 }

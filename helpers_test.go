@@ -60,3 +60,5 @@ func checkModelText(t *testing.T, res *tool.Result) {
 		t.Errorf("model text holds ESC")
 	}
 }
+
+func bytesReader(b []byte) *strings.Reader { return strings.NewReader(string(b)) }

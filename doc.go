@@ -1,0 +1,56 @@
+// Package tool is the layer between an LLM agent loop and the tools it
+// calls: typed tools whose input schema comes from struct tags, a registry
+// that refuses bad definitions, and a call pipeline that checks the model's
+// arguments before anything runs and always answers with one result.
+//
+// # Quick start
+//
+// Write a tool as a Go function of a struct:
+//
+//	type SearchArgs struct {
+//		Query string `json:"query" jsonschema:"description=Text to find,minLength=1"`
+//		Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100,default=20"`
+//	}
+//
+//	search := tool.New(tool.Definition{Name: "search", Description: "Search the code base."},
+//		func(ctx context.Context, in SearchArgs) ([]Hit, error) { ... })
+//
+// Register it and hand the definitions to the model:
+//
+//	reg := tool.NewRegistry[struct{}](nil)
+//	if err := reg.AddAny(search); err != nil { ... } // names every problem
+//	defs := reg.Definitions()                         // name, description, JSON Schema
+//
+// Run each tool call the model makes and send the result back:
+//
+//	res := reg.Call(ctx, struct{}{}, tool.Request{ID: id, Name: name, Args: args})
+//	reply(id, res.Text(), res.IsError)
+//
+// # Tools and host state
+//
+// [New] makes an [AnyTool], which needs no host state. [NewFor] makes a
+// [Tool] that receives the host's per-call state C (an agent, an LSP
+// client, a session) as [Call.State]; a [Registry] has one state type.
+// [NewRaw], or implementing [Tool] directly, is the raw tier: the function
+// gets the arguments as JSON and the definition carries the schema.
+//
+// # The pipeline
+//
+// [Registry.Call] runs lookup (exact name; an unknown name gets the closest
+// ones back), recover (a panic, even runtime.Goexit, becomes a result),
+// preflight, the middlewares added with [Registry.Use] (first outermost),
+// then the tool on a goroutine of its own. Preflight reads the arguments
+// once, strictly (duplicate or case-folded keys, invalid UTF-8, trailing
+// data and anything past [Limits] are refused), fills schema defaults,
+// validates against the schema, and decodes into the argument type exactly
+// what was validated; a problem comes back to the model as a retry hint
+// with the JSON pointer, what was expected, the allowed values and a
+// corrected example.
+//
+// # Results
+//
+// Every call produces one [*Result] with two views: the model view
+// (Content, Structured, IsError), escaped and bounded, and the host view
+// (Status, Err, timings) that never reaches the model. Tool errors can
+// carry guidance for the model; see [Error].
+package tool

@@ -1,0 +1,101 @@
+package tool_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toolbelt-go/tool"
+)
+
+type WeatherArgs struct {
+	City  string `json:"city" jsonschema:"description=City name,minLength=1"`
+	Units string `json:"units,omitempty" jsonschema:"enum=metric,enum=imperial,default=metric"`
+}
+
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"temp_c"`
+}
+
+func ExampleNew() {
+	weather := tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city."},
+		func(ctx context.Context, in WeatherArgs) (Weather, error) {
+			return Weather{City: in.City, TempC: 21.5}, nil
+		})
+	fmt.Println(string(weather.Definition().InputSchema))
+	res, _ := weather.Run(context.Background(), []byte(`{"city":"Lisbon"}`))
+	fmt.Println(res.Text())
+	// Output:
+	// {"properties":{"city":{"type":"string","minLength":1,"description":"City name"},"units":{"type":"string","enum":["metric","imperial"],"default":"metric"}},"additionalProperties":false,"type":"object","required":["city"]}
+	// {"city":"Lisbon","temp_c":21.5}
+}
+
+func ExampleNewRegistry() {
+	type Session struct{ User string }
+	whoami := tool.NewFor(tool.Definition{Name: "whoami", Description: "The current user's name."},
+		func(ctx context.Context, call *tool.Call[*Session], _ struct{}) (string, error) {
+			return call.State.User, nil
+		})
+	reg := tool.NewRegistry[*Session](nil)
+	if err := reg.Add(whoami); err != nil {
+		panic(err)
+	}
+	for _, d := range reg.Definitions() {
+		fmt.Println(d.Name, string(d.InputSchema))
+	}
+	res := reg.Call(context.Background(), &Session{User: "ana"}, tool.Request{ID: "1", Name: "whoami"})
+	fmt.Println(res.Text())
+	// Output:
+	// whoami {"type":"object","properties":{},"additionalProperties":false}
+	// ana
+}
+
+func ExampleRegistry_Call() {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAddAny(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city."},
+		func(ctx context.Context, in WeatherArgs) (Weather, error) {
+			return Weather{City: in.City, TempC: 21.5}, nil
+		}))
+	ctx := context.Background()
+	for _, args := range []string{`{"city":"Lisbon"}`, `{"city":"Lisbon","units":"kelvin"}`, `{"city":"Lis`} {
+		res := reg.Call(ctx, struct{}{}, tool.Request{ID: "call_1", Name: "weather", Args: []byte(args)})
+		fmt.Printf("[%s] %s\n", res.Status, res.Text())
+	}
+	res := reg.Call(ctx, struct{}{}, tool.Request{ID: "call_2", Name: "Weather"})
+	fmt.Printf("[%s] %s\n", res.Status, res.Text())
+	// Output:
+	// [ok] {"city":"Lisbon","temp_c":21.5}
+	// [invalid] Invalid arguments for weather:
+	// - /units: must be one of "metric", "imperial", got string "kelvin"
+	// Required keys: city.
+	// Expected shape: {"city": "<string>", "units": "metric"}
+	// Fix the arguments and call weather again.
+	// [invalid] Your arguments for weather were cut off: the JSON ends after 12 bytes inside /city, while the rest of a string was expected. Send the complete arguments again; if a value is very long, split the work into smaller calls.
+	// Required keys: city.
+	// Expected shape: {"city": "<string>"}
+	// Fix the arguments and call weather again.
+	// [unknown_tool] Error: there is no tool named "Weather" (names are case-sensitive). Did you mean "weather"? Available tools: weather.
+}
+
+func ExampleChain() {
+	logging := func(name string) tool.Middleware[struct{}] {
+		return func(next tool.Handler[struct{}]) tool.Handler[struct{}] {
+			return func(ctx context.Context, call *tool.Call[struct{}]) *tool.Result {
+				fmt.Println("enter", name)
+				defer fmt.Println("leave", name)
+				return next(ctx, call)
+			}
+		}
+	}
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAddAny(tool.New(tool.Definition{Name: "noop", Description: "Does nothing."},
+		func(context.Context, struct{}) (string, error) { fmt.Println("run"); return "done", nil }))
+	reg.Use(tool.Chain(logging("outer"), logging("inner")))
+	reg.Call(context.Background(), struct{}{}, tool.Request{Name: "noop"})
+	// Output:
+	// enter outer
+	// enter inner
+	// run
+	// leave inner
+	// leave outer
+}

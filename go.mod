@@ -1,6 +1,6 @@
 module github.com/toolbelt-go/tool
 
-go 1.26.8
+go 1.25
 
 require (
 	github.com/invopop/jsonschema v0.14.0

@@ -1,0 +1,95 @@
+package text
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClean(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain\ttext\n", "plain\ttext\n"},
+		{"\x1b[31mred\x07", `\x1b[31mred\x07`},
+		{"del\x7f", `del\x7f`},
+		{"c1\u0085", `c1\x85`},
+		{"bad\xffutf8", "bad\uFFFDutf8"},
+		{"cr\r\n", `cr\x0d` + "\n"},
+		{"héllo 😀", "héllo 😀"},
+	}
+	for _, tt := range tests {
+		if got := Clean(tt.in); got != tt.want {
+			t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestVisible(t *testing.T) {
+	got := Visible("rm -rf /\u202e\u200bsafe\nnext", true)
+	for _, hidden := range []string{"\u202e", "\u200b", "\n"} {
+		if strings.Contains(got, hidden) {
+			t.Errorf("Visible left %q in %q", hidden, got)
+		}
+	}
+	if !strings.Contains(got, `\u202e`) || !strings.Contains(got, `\u200b`) {
+		t.Errorf("Visible(%q) should show the escapes", got)
+	}
+}
+
+func TestCutAndBound(t *testing.T) {
+	s := strings.Repeat("é", 100) // 200 bytes
+	for n := 0; n < 210; n++ {
+		c := Cut(s, n)
+		if len(c) > n || !utf8.ValidString(c) {
+			t.Fatalf("Cut(%d) = %d bytes, valid %v", n, len(c), utf8.ValidString(c))
+		}
+	}
+	b := Bound(strings.Repeat("x", 10000), 100)
+	if len(b) > 100 || !strings.Contains(b, "10000 bytes in all") {
+		t.Fatalf("Bound = %q", b)
+	}
+	q := Quote(strings.Repeat("a", 100)+"\x00", 10)
+	if !strings.HasPrefix(q, `"aaaaaaaaaa"… (91 more bytes)`) {
+		t.Fatalf("Quote = %q", q)
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"read_file", "write_file", "search", "list_dir"}
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"read-file", "read_file"}, {"READ_FILE", "read_file"}, {"serach", "search"}, {"sеarch", "search"},
+		{"listdir", "list_dir"}, {"zzz", ""},
+	}
+	for _, tt := range tests {
+		got := Closest(tt.in, names, 1)
+		if tt.want == "" {
+			if len(got) != 0 {
+				t.Errorf("Closest(%q) = %v, want none", tt.in, got)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0] != tt.want {
+			t.Errorf("Closest(%q) = %v, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzBound checks the cut text is always valid UTF-8 and within the cap.
+func FuzzBound(f *testing.F) {
+	f.Add("héllo wörld", 5)
+	f.Add("\xff\xfe", 1)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = 64 + (n&0xffff)%4096
+		in := strings.ToValidUTF8(s, "?")
+		b := Bound(in, n)
+		if len(b) > n || !utf8.ValidString(b) {
+			t.Fatalf("Bound(%q, %d) = %q", in, n, b)
+		}
+		c := Clean(s)
+		if !utf8.ValidString(c) {
+			t.Fatalf("Clean(%q) is not valid UTF-8", s)
+		}
+	})
+}

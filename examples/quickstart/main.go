@@ -80,13 +80,17 @@ var script = []tool.Request{
 	{ID: "call_8", Name: "search", Args: []byte(`{"query":"hello","lang":"go","limit":2}`)}, // the corrected call
 }
 
-func main() {
-	reg := tool.NewRegistry[struct{}](nil)
-	err := reg.AddAny(
+// newTools returns the tools the model is offered.
+func newTools() []tool.AnyTool {
+	return []tool.AnyTool{
 		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.ReadOnly}, search),
 		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.ReadOnly}, readFile),
-	)
-	if err != nil {
+	}
+}
+
+func main() {
+	reg := tool.NewRegistry[struct{}](nil)
+	if err := reg.AddAny(newTools()...); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

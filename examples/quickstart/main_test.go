@@ -1,0 +1,41 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+func TestToolsConform(t *testing.T) {
+	tooltest.Conformance(t, tooltest.Suite{ValidArgs: map[string]string{
+		"search":    `{"query":"hello"}`,
+		"read_file": `{"path":"main.go"}`,
+	}}, newTools()...)
+}
+
+func TestDefinitionsGolden(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAddAny(newTools()...)
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
+}
+
+func TestSearch(t *testing.T) {
+	for _, tool := range newTools() {
+		if tool.Definition().Name != "search" {
+			continue
+		}
+		res := tooltest.Run(t, tool, `{"query":"println","lang":"go"}`)
+		tooltest.WantOK(t, res)
+		hits := tooltest.Decode[[]Hit](t, res)
+		if len(hits) != 1 || hits[0].File != "main.go" || hits[0].Line != 4 {
+			t.Fatalf("hits = %+v", hits)
+		}
+	}
+}
+
+func TestReadFileMissingGivesHint(t *testing.T) {
+	res := tooltest.Run(t, newTools()[1], `{"path":"nope.go"}`)
+	tooltest.WantStatus(t, res, tool.Failed)
+	tooltest.WantTextContains(t, res, "no file named nope.go", "Hint: call search")
+}

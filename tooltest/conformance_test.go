@@ -1,0 +1,115 @@
+package tooltest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+type echoArgs struct {
+	Text string `json:"text" jsonschema:"maxLength=100"`
+}
+
+func echo() tool.AnyTool {
+	return tool.New(tool.Definition{Name: "echo", Description: "Echoes the text."},
+		func(_ context.Context, in echoArgs) (string, error) { return in.Text, nil })
+}
+
+func TestConformancePassesAGoodTool(t *testing.T) {
+	tooltest.Conformance(t, tooltest.Suite{ValidArgs: map[string]string{"echo": `{"text":"hi"}`}}, echo())
+}
+
+type noArgs struct{}
+
+type hidingWrapper struct{ tool.AnyTool }
+
+type checking struct{ tool.AnyTool }
+
+func (checking) ValidateArgs(any) error { return nil }
+
+// brokenTools are each built to break one rule.
+var brokenTools = map[string]struct {
+	rule  string
+	tools func() []tool.AnyTool
+}{
+	"duplicate": {"names are valid and unique", func() []tool.AnyTool { return []tool.AnyTool{echo(), echo()} }},
+	"invalid schema": {"schema registers", func() []tool.AnyTool {
+		return []tool.AnyTool{tool.NewRaw(tool.Definition{Name: "bad", Description: "x", InputSchema: json.RawMessage(`{"type":"array"}`)}, nil)}
+	}},
+	"panics on open schema": {"schema rejects unknown keys", func() []tool.AnyTool {
+		return []tool.AnyTool{tool.NewRaw(tool.Definition{Name: "open", Description: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+			func(context.Context, json.RawMessage) (*tool.Result, error) { panic("boom") })}
+	}},
+	"ignores cancellation": {"call ends soon after cancellation", func() []tool.AnyTool {
+		return []tool.AnyTool{tool.New(tool.Definition{Name: "stubborn", Description: "x"}, func(context.Context, noArgs) (string, error) {
+			time.Sleep(3 * time.Second)
+			return "done", nil
+		})}
+	}},
+	"leaks a goroutine": {"no goroutine left after a call", func() []tool.AnyTool {
+		return []tool.AnyTool{tool.New(tool.Definition{Name: "leaky", Description: "x"}, func(context.Context, noArgs) (string, error) {
+			go func() { time.Sleep(time.Hour) }()
+			return "done", nil
+		})}
+	}},
+	"wrapper drops interface": {"wrappers keep optional interfaces", func() []tool.AnyTool {
+		return []tool.AnyTool{hidingWrapper{checking{echo()}}}
+	}},
+	"long description": {"description is present and not too long", func() []tool.AnyTool {
+		return []tool.AnyTool{tool.New(tool.Definition{Name: "wordy", Description: strings.Repeat("very ", 300)}, func(context.Context, noArgs) (string, error) { return "", nil })}
+	}},
+}
+
+// TestConformanceCatches runs the suite on each broken tool in a child
+// process (a failing subtest cannot be contained otherwise) and checks that
+// it fails, naming the rule.
+func TestConformanceCatches(t *testing.T) {
+	if name := os.Getenv("TOOLTEST_BROKEN"); name != "" {
+		tooltest.Conformance(t, tooltest.Suite{CancelWithin: 500 * time.Millisecond}, brokenTools[name].tools()...)
+		return
+	}
+	for name, bt := range brokenTools {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConformanceCatches$", "-test.v")
+			cmd.Env = append(os.Environ(), "TOOLTEST_BROKEN="+name)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("the suite passed a tool built to break %q:\n%s", bt.rule, out)
+			}
+			if !strings.Contains(string(out), "--- FAIL: TestConformanceCatches/") || !strings.Contains(string(out), strings.ReplaceAll(bt.rule, " ", "_")) {
+				t.Fatalf("the failure does not name the rule %q:\n%s", bt.rule, out)
+			}
+		})
+	}
+}
+
+func TestHarness(t *testing.T) {
+	res := tooltest.Run(t, echo(), `{"text":"hi"}`)
+	tooltest.WantOK(t, res)
+	tooltest.WantText(t, res, "hi")
+	res = tooltest.Run(t, echo(), `{"txt":"hi"}`)
+	tooltest.WantStatus(t, res, tool.Invalid)
+	tooltest.WantTextContains(t, res, `Did you mean "text"?`)
+
+	type point struct{ X, Y int }
+	pt := tool.New(tool.Definition{Name: "pt", Description: "A point."}, func(context.Context, noArgs) (point, error) { return point{1, 2}, nil })
+	if got := tooltest.Decode[point](t, tooltest.Run(t, pt, `{}`)); got != (point{1, 2}) {
+		t.Fatalf("Decode = %+v", got)
+	}
+}
+
+func TestGoldenDefinitions(t *testing.T) {
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAddAny(echo())
+	tooltest.GoldenDefinitions(t, r.Definitions(), "testdata/echo.golden.json")
+}

@@ -1,0 +1,115 @@
+// Package tooltest is the harness for unit-testing tools, as net/http/httptest
+// is for handlers: call a tool with the JSON a model would write, assert on
+// what the model would be sent back, keep golden copies of definitions, and
+// run a conformance suite of the rules every tool must keep.
+//
+// It uses only the public API of package tool and works with any
+// testing.TB; helpers fail the test (t.Fatalf) rather than return errors.
+package tooltest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// Run calls a state-free tool through the full registry pipeline
+// (preflight included) with args as a model would write them, and returns
+// the result.
+func Run(t testing.TB, tl tool.AnyTool, args string) *tool.Result {
+	t.Helper()
+	r := tool.NewRegistry[struct{}](nil)
+	if err := r.AddAny(tl); err != nil {
+		t.Fatalf("tooltest: the tool cannot be registered: %v", err)
+	}
+	return r.Call(context.Background(), struct{}{}, tool.Request{ID: "tooltest", Name: tl.Definition().Name, Args: json.RawMessage(args)})
+}
+
+// RunFor calls a tool that uses host state, with state, through the full
+// pipeline.
+func RunFor[C any](t testing.TB, tl tool.Tool[C], state C, args string) *tool.Result {
+	t.Helper()
+	r := tool.NewRegistry[C](nil)
+	if err := r.Add(tl); err != nil {
+		t.Fatalf("tooltest: the tool cannot be registered: %v", err)
+	}
+	return r.Call(context.Background(), state, tool.Request{ID: "tooltest", Name: tl.Definition().Name, Args: json.RawMessage(args)})
+}
+
+// Call runs one call through a registry, middlewares included, so the test
+// sees exactly what the model would see.
+func Call[C any](t testing.TB, r *tool.Registry[C], state C, name, args string) *tool.Result {
+	t.Helper()
+	return r.Call(context.Background(), state, tool.Request{ID: "tooltest", Name: name, Args: json.RawMessage(args)})
+}
+
+// ModelView renders what the model is sent, for failure messages.
+func ModelView(res *tool.Result) string {
+	if res == nil {
+		return "<nil result>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "status=%s is_error=%v", res.Status, res.IsError)
+	if res.Err != nil {
+		fmt.Fprintf(&b, " err=%q", res.Err.Error())
+	}
+	b.WriteString("\n--- model text ---\n")
+	b.WriteString(res.Text())
+	if len(res.Structured) > 0 {
+		b.WriteString("\n--- structured ---\n")
+		b.Write(res.Structured)
+	}
+	return b.String()
+}
+
+// WantOK fails the test unless the call succeeded.
+func WantOK(t testing.TB, res *tool.Result) {
+	t.Helper()
+	if res == nil || res.Status != tool.OK || res.IsError {
+		t.Fatalf("tooltest: want a successful call, got\n%s", ModelView(res))
+	}
+}
+
+// WantStatus fails the test unless the result has the status.
+func WantStatus(t testing.TB, res *tool.Result, want tool.Status) {
+	t.Helper()
+	if res == nil || res.Status != want {
+		t.Fatalf("tooltest: want status %s, got\n%s", want, ModelView(res))
+	}
+}
+
+// WantText fails the test unless the model text is exactly want.
+func WantText(t testing.TB, res *tool.Result, want string) {
+	t.Helper()
+	if res.Text() != want {
+		t.Fatalf("tooltest: want model text\n%s\ngot\n%s", want, ModelView(res))
+	}
+}
+
+// WantTextContains fails the test unless the model text contains every
+// part.
+func WantTextContains(t testing.TB, res *tool.Result, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(res.Text(), p) {
+			t.Fatalf("tooltest: want model text containing %q, got\n%s", p, ModelView(res))
+		}
+	}
+}
+
+// Decode decodes the result's structured output into a T.
+func Decode[T any](t testing.TB, res *tool.Result) T {
+	t.Helper()
+	var v T
+	if len(res.Structured) == 0 {
+		t.Fatalf("tooltest: the result has no structured output\n%s", ModelView(res))
+	}
+	if err := json.Unmarshal(res.Structured, &v); err != nil {
+		t.Fatalf("tooltest: structured output does not decode into %T: %v\n%s", v, err, ModelView(res))
+	}
+	return v
+}

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestPreflightErrorsStayBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"query":"x"`)
 	for i := 0; i < 5000; i++ {
-		b.WriteString(`,"k` + strings.Repeat("z", 40) + string(rune('a'+i%26)) + strings.Repeat("q", i%7) + `_` + itoa(i) + `":1`)
+		b.WriteString(`,"k` + strings.Repeat("z", 40) + string(rune('a'+i%26)) + strings.Repeat("q", i%7) + `_` + strconv.Itoa(i) + `":1`)
 	}
 	b.WriteString("}")
 	res := call(r, "search", b.String())
@@ -117,21 +118,6 @@ func TestPreflightErrorsStayBounded(t *testing.T) {
 	assert.Equal(t, 5000, ae.Total)
 	assert.Less(t, len(res.Text()), 4096)
 	assert.Contains(t, res.Text(), "and 4992 more")
-}
-
-func itoa(i int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(i) }())
-}
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var d []byte
-	for ; i > 0; i /= 10 {
-		d = append([]byte{byte('0' + i%10)}, d...)
-	}
-	return string(d)
 }
 
 type checkedArgs struct {

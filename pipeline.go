@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -64,33 +65,49 @@ func preflightCall[C any](call *Call[C]) *Result {
 	if call.validated {
 		return nil
 	}
-	pf := call.pf
-	if pf == nil {
-		return &Result{Status: Failed, IsError: true, Err: errors.New("tool: call has no preflight (not from a Registry or Wrap)"),
-			Content: []Content{Text("tool " + call.Name + " is misconfigured and cannot run")}}
+	if call.pf == nil {
+		return misconfigured(call.Name, errors.New("tool: call has no preflight (not from a Registry or Wrap)"))
 	}
-	if pf.err != nil {
-		return &Result{Status: Failed, IsError: true, Err: pf.err,
-			Content: []Content{Text("tool " + call.Name + " is misconfigured and cannot run")}}
+	v, prepared, res := call.pf.run(call.Name, call.Args)
+	if res != nil {
+		return res
 	}
-	v, aerr := pf.args.check(call.Args)
-	if aerr != nil {
-		return invalidResult(aerr)
-	}
-	if pf.prep != nil {
-		in, err := pf.prep.prepare(v)
-		if err != nil {
-			return invalidResult(pf.args.checkError(err, v))
-		}
-		call.prepared, call.preparedFor = in, pf.prep
-	}
-	if pf.validator != nil {
-		if err := pf.validator.ValidateArgs(v); err != nil {
-			return invalidResult(pf.args.checkError(err, v))
-		}
+	if call.pf.prep != nil {
+		call.prepared, call.preparedFor = prepared, call.pf.prep
 	}
 	call.value, call.validated = v, true
 	return nil
+}
+
+// run is the whole of preflight for one set of arguments: the strict read
+// and schema check, the typed tool's decoding and Validate method, and the
+// tool's ArgsValidator. It returns the validated tree and the decoded
+// arguments, or the result for the model.
+func (pf *preflight) run(name string, raw json.RawMessage) (v, prepared any, res *Result) {
+	if pf.err != nil {
+		return nil, nil, misconfigured(name, pf.err)
+	}
+	v, aerr := pf.args.check(raw)
+	if aerr != nil {
+		return nil, nil, invalidResult(aerr)
+	}
+	if pf.prep != nil {
+		var err error
+		if prepared, err = pf.prep.prepare(v); err != nil {
+			return nil, nil, invalidResult(pf.args.checkError(err, v))
+		}
+	}
+	if pf.validator != nil {
+		if err := pf.validator.ValidateArgs(v); err != nil {
+			return nil, nil, invalidResult(pf.args.checkError(err, v))
+		}
+	}
+	return v, prepared, nil
+}
+
+func misconfigured(name string, err error) *Result {
+	return &Result{Status: Failed, IsError: true, Err: err,
+		Content: []Content{Text("tool " + name + " is misconfigured and cannot run")}}
 }
 
 func invalidResult(e *ArgsError) *Result {

@@ -25,17 +25,22 @@ type Definition struct {
 	InputSchema json.RawMessage
 	// OutputSchema optionally describes the structured result.
 	OutputSchema json.RawMessage
-	// Safety is the tool's static safety class. The zero value,
-	// [SafetyUnspecified], is treated as [Mutating] by policies that care.
+	// Safety is the tool's static safety class, for approval policies to
+	// read (this release ships none: it records the class and lists it in
+	// golden definitions). Policies should treat the zero value,
+	// [SafetyUnspecified], as [Mutating].
 	Safety Safety
 	// Tier says whether the tool runs without asking (Observe) or needs
-	// confirmation (Confirm). The zero value lets the policy decide from
-	// Safety.
+	// confirmation (Confirm), for approval policies as Safety is. The zero
+	// value leaves the decision to the policy.
 	Tier Tier
-	// Timeout bounds one call. Zero means the registry's default.
+	// Timeout is the per-call limit for the deadline stage. This release
+	// checks that it is not negative but does not enforce it: bound calls
+	// with the context passed to Registry.Call.
 	Timeout time.Duration
-	// MaxOutputBytes bounds the model view of one result. Zero means the
-	// registry's default.
+	// MaxOutputBytes is the cap on the model view of one result, for the
+	// output stage. This release checks that it is not negative but does not
+	// apply it; error and validation texts are always bounded.
 	MaxOutputBytes int
 	// Hidden tools can be called but are left out of [Registry.Definitions].
 	Hidden bool

@@ -73,6 +73,7 @@ type typedCore[In any] struct {
 	def    Definition
 	schema *schema.Schema
 	err    error
+	pf     *preflight // for calls outside a registry
 }
 
 func (c *typedCore[In]) init(def Definition) {
@@ -90,6 +91,10 @@ func (c *typedCore[In]) init(def Definition) {
 	c.def = def
 	if c.err == nil {
 		c.schema, c.err = schema.Compile(def.InputSchema)
+	}
+	c.pf = &preflight{err: c.err, prep: c}
+	if c.err == nil {
+		c.pf.args = &argsSchema{tool: def.Name, schema: c.schema, limits: Limits{}.parser()}
 	}
 }
 
@@ -112,22 +117,14 @@ func (c *typedCore[In]) prepare(v any) (any, error) {
 	return in, nil
 }
 
-// standalone runs preflight when the tool is called outside a registry.
+// standalone runs preflight, with default limits, when the tool is called
+// outside a registry.
 func (c *typedCore[In]) standalone(raw json.RawMessage) (*In, *Result) {
-	if c.err != nil {
-		return nil, &Result{Status: Failed, IsError: true, Err: c.err,
-			Content: []Content{Text("tool " + c.def.Name + " is misconfigured and cannot run")}}
+	_, prepared, res := c.pf.run(c.def.Name, raw)
+	if res != nil {
+		return nil, res
 	}
-	a := &argsSchema{tool: c.def.Name, schema: c.schema, limits: Limits{}.parser()}
-	v, aerr := a.check(raw)
-	if aerr != nil {
-		return nil, invalidResult(aerr)
-	}
-	in, err := c.prepare(v)
-	if err != nil {
-		return nil, invalidResult(a.checkError(err, v))
-	}
-	return in.(*In), nil
+	return prepared.(*In), nil
 }
 
 type typed[In, Out any] struct {

@@ -133,7 +133,13 @@ func sameJSON(a, b any) bool {
 	return false
 }
 
+// isZero reports whether n is zero, or rounds to zero as a float64 (1e-370
+// fills a float64 field with 0, which omitempty then leaves out).
 func isZero(n json.Number) bool {
 	r, ok := new(big.Rat).SetString(string(n))
-	return ok && r.Sign() == 0
+	if !ok {
+		return false
+	}
+	f, _ := r.Float64()
+	return f == 0
 }

@@ -17,7 +17,7 @@ func TestCallAllocationBudget(t *testing.T) {
 	r.MustAddAny(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
 	req := tool.Request{ID: "1", Name: "search", Args: benchValid}
 	ctx := context.Background()
-	const budget = 34 // measured 32; the floor itself makes 12
+	const budget = 42 // measured 40 (the deadline stage costs 8); the floor itself makes 12
 	allocs := testing.AllocsPerRun(200, func() {
 		if res := r.Call(ctx, struct{}{}, req); res.IsError {
 			t.Fatal(res.Text())

@@ -29,9 +29,14 @@ type Call[C any] struct {
 	// [Call.Value] holds the decoded tree that was validated.
 	Args json.RawMessage
 
-	tool Tool[C]
-	def  *Definition
-	pf   *preflight
+	tool   Tool[C]
+	def    *Definition
+	pf     *preflight
+	rt     *runtimeConfig // nil: the defaults
+	events *emitter       // nil: no observer
+	// guarded is set once the deadline stage runs the tool: a Wrap inside
+	// then calls its tool directly.
+	guarded bool
 
 	// Set by preflight.
 	value       any
@@ -42,6 +47,13 @@ type Call[C any] struct {
 
 // Tool returns the tool being called.
 func (c *Call[C]) Tool() Tool[C] { return c.tool }
+
+func (c *Call[C]) runtime() *runtimeConfig {
+	if c.rt != nil {
+		return c.rt
+	}
+	return defaultRuntime
+}
 
 // Definition returns the called tool's definition.
 func (c *Call[C]) Definition() Definition {

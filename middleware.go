@@ -34,10 +34,14 @@ func Chain[C any](mws ...Middleware[C]) Middleware[C] {
 // preflight (validating the arguments against t's schema) before the
 // middlewares, recovers panics, and returns every failure as a Result. In a
 // registry, the registry's own preflight has already run and is not
-// repeated. Optional interfaces of t stay visible through [As].
+// repeated. On its own, the wrapped tool also gets the deadline stage with
+// the defaults ([DefaultTimeout], [DefaultGrace]). Optional interfaces of t stay visible through [As].
 func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
-	w := &wrapped[C]{inner: t, pf: newPreflight[C](t, Limits{})}
+	w := &wrapped[C]{inner: t, def: t.Definition(), pf: newPreflight[C](t, Limits{})}
 	w.h = Chain(mws...)(func(ctx context.Context, call *Call[C]) *Result {
+		if !call.guarded {
+			return runTool(ctx, call, t) // on its own: deadline and all
+		}
 		if res := preflightCall(call); res != nil {
 			return res
 		}
@@ -49,6 +53,7 @@ func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
 
 type wrapped[C any] struct {
 	inner Tool[C]
+	def   Definition
 	pf    *preflight
 	h     Handler[C]
 }
@@ -62,6 +67,9 @@ func (w *wrapped[C]) Call(ctx context.Context, call *Call[C]) (res *Result, err 
 	}
 	if call.tool == nil {
 		call.tool = w
+	}
+	if call.def == nil {
+		call.def = &w.def
 	}
 	defer func() {
 		if p := recover(); p != nil {

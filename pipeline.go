@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/toolbelt-go/tool/internal/schema"
 	"github.com/toolbelt-go/tool/internal/text"
@@ -134,34 +136,86 @@ type outcome struct {
 	stack    []byte
 }
 
-// invoke is the innermost stage: it validates edited arguments again, then
-// runs the tool on a goroutine other than the caller's, so that a panic or
-// a runtime.Goexit in the tool becomes a result instead of taking the
-// caller's goroutine with it. The goroutine comes from a small pool (see
-// workers.go): a fresh one per call costs more than the rest of the
-// pipeline, mostly in stack growth.
+// Run states of a tool goroutine, for abandonment accounting.
+const (
+	toolRunning int32 = iota
+	toolReturned
+	toolAbandoned
+)
+
+// invoke is the innermost stage: it validates edited arguments again,
+// applies the call's time limits, and runs the tool on a goroutine other
+// than the caller's, so that a panic or a runtime.Goexit in the tool
+// becomes a result instead of taking the caller's goroutine with it, and a
+// tool that ignores its context can be abandoned. The goroutine comes from
+// a small pool (see workers.go): a fresh one per call costs more than the
+// rest of the pipeline, mostly in stack growth.
 func invoke[C any](ctx context.Context, call *Call[C]) *Result {
+	return runTool(ctx, call, call.tool)
+}
+
+// runTool is invoke for tool t, which is call.tool or, inside [Wrap], the
+// wrapped tool.
+func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	if res := preflightCall(call); res != nil {
 		return res
 	}
 	if ctx.Err() != nil {
-		return canceledResult(ctx, call.Name, false)
+		return canceledResult(ctx, call.Name, notStarted)
 	}
-	done := make(chan outcome, 1)
-	workers.run(func() {
+	rt := call.runtime()
+	ctx, stop, idle := withDeadline(ctx, rt, call.def, call.Name)
+	defer stop()
+	if call.events != nil || idle != nil {
+		ctx = context.WithValue(ctx, scopeKey{}, &callScope{events: call.events, idle: idle})
+	}
+
+	call.guarded = true
+	done := make(chan outcome, 1) // buffered: an abandoned tool's late send never blocks
+	var state atomic.Int32
+	counters := rt.counters
+	task := func() {
 		returned := false
 		defer func() {
-			if returned {
-				return
+			if !returned {
+				p := recover()
+				done <- outcome{panicked: true, value: p, stack: debug.Stack()}
 			}
-			p := recover()
-			done <- outcome{panicked: true, value: p, stack: debug.Stack()}
+			if !state.CompareAndSwap(toolRunning, toolReturned) {
+				counters.abandonedRunning.Add(-1)
+			}
 		}()
-		res, err := call.tool.Call(ctx, call)
+		res, err := t.Call(ctx, call)
 		returned = true
 		done <- outcome{res: res, err: err}
-	})
-	o := <-done
+	}
+	if inSyncTestBubble() {
+		go task() // pooled workers live outside the bubble; see workers.go
+	} else {
+		workers.run(task)
+	}
+
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		// Asked to stop; the tool has a grace period to return.
+		grace := time.NewTimer(rt.grace)
+		select {
+		case o = <-done:
+			grace.Stop()
+		case <-grace.C:
+			// Count first, so the tool's goroutine, which decrements
+			// when it returns, never takes the figure below zero.
+			counters.abandonedRunning.Add(1)
+			if state.CompareAndSwap(toolRunning, toolAbandoned) {
+				counters.abandoned.Add(1)
+				return abandonedResult(ctx, call.Name, rt.grace)
+			}
+			counters.abandonedRunning.Add(-1)
+			o = <-done // it returned just now
+		}
+	}
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
 	}
@@ -172,7 +226,7 @@ func invoke[C any](ctx context.Context, call *Call[C]) *Result {
 // is done never reports success.
 func settle(ctx context.Context, name string, res *Result, err error) *Result {
 	if ctx.Err() != nil {
-		return canceledResult(ctx, name, true)
+		return canceledResult(ctx, name, running)
 	}
 	if err != nil {
 		return errorResult(name, err)
@@ -223,22 +277,52 @@ func errorResult(name string, err error) *Result {
 	return &Result{Status: status, IsError: true, Err: err, Content: []Content{Text(text.Bound(b.String(), maxErrorText))}}
 }
 
-func canceledResult(ctx context.Context, name string, started bool) *Result {
+// canceledResult is the result of a call whose context ended: before the
+// tool started, while it ran, or with the tool abandoned (still running).
+func canceledResult(ctx context.Context, name string, stage runStage) *Result {
 	cause := context.Cause(ctx)
-	status, what := Canceled, "was cancelled"
-	if errors.Is(cause, context.DeadlineExceeded) {
-		status, what = TimedOut, "timed out"
+	status := Canceled
+	var b strings.Builder
+	b.WriteString("The call to " + name)
+	var te *TimeoutError
+	switch {
+	case errors.As(cause, &te) && te.Idle:
+		status = TimedOut
+		fmt.Fprintf(&b, " timed out: it reported no progress for %v", te.Limit)
+	case errors.As(cause, &te):
+		status = TimedOut
+		fmt.Fprintf(&b, " timed out: it ran longer than its %v time limit", te.Limit)
+	case errors.Is(cause, context.DeadlineExceeded):
+		status = TimedOut
+		b.WriteString(" timed out: the caller's deadline passed")
+	default:
+		b.WriteString(" was cancelled")
+		if cause != nil && cause != context.Canceled {
+			b.WriteString(" (" + cause.Error() + ")")
+		}
 	}
-	msg := "The call to " + name + " " + what
-	if !started {
-		msg += " before it started"
+	switch stage {
+	case notStarted:
+		b.WriteString(" before it started. It did not run.")
+	case running:
+		b.WriteString(". It did not complete and may have done part of its work; check before repeating it.")
+	case abandoned:
+		b.WriteString(". It did not stop when asked and may still be running; check its effects before repeating it.")
 	}
-	if cause != nil && cause != context.Canceled && cause != context.DeadlineExceeded {
-		msg += ": " + cause.Error()
+	if status == TimedOut && stage != notStarted {
+		b.WriteString(" If you call it again, ask for less at once.")
 	}
-	msg += ". It did not complete; do not assume it had any effect."
-	return &Result{Status: status, IsError: true, Err: cause, Content: []Content{Text(text.Bound(msg, maxErrorText))}}
+	return &Result{Status: status, IsError: true, Err: cause, Content: []Content{Text(text.Bound(b.String(), maxErrorText))}}
 }
+
+// runStage is how far a call got before its context ended.
+type runStage uint8
+
+const (
+	notStarted runStage = iota
+	running
+	abandoned
+)
 
 // PanicError is the host-side cause of a Panicked result.
 type PanicError struct {

@@ -22,6 +22,15 @@ type RegistryOptions struct {
 	// Limits bounds the arguments preflight accepts; see [Limits] for the
 	// defaults.
 	Limits Limits
+	// DefaultTimeout bounds calls to tools whose Definition sets no
+	// Timeout. Zero means [DefaultTimeout]; negative means no limit.
+	DefaultTimeout time.Duration
+	// Grace is how long a tool has to return after its context is done
+	// before the call is given up on and its result is dropped (see
+	// [Registry.Stats]). Zero means [DefaultGrace].
+	Grace time.Duration
+	// Observer, if set, receives the events of every call.
+	Observer Observer
 }
 
 // Registry holds a set of tools under unique names and runs calls to them
@@ -32,9 +41,11 @@ type RegistryOptions struct {
 // for concurrent use; Add and Use may run while calls are in flight, which
 // see the registry as it was when they started.
 type Registry[C any] struct {
-	opts RegistryOptions
-	mu   sync.Mutex // serializes Add and Use
-	snap atomic.Pointer[snapshot[C]]
+	opts   RegistryOptions
+	mu     sync.Mutex // serializes Add and Use
+	snap   atomic.Pointer[snapshot[C]]
+	rtOnce sync.Once
+	rt     *runtimeConfig
 }
 
 // snapshot is an immutable view of the registry, swapped whole on change so
@@ -154,8 +165,8 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
 	if strings.TrimSpace(def.Description) == "" {
 		bad("the description is empty; the model needs it to know when to call the tool", nil)
 	}
-	if def.Timeout < 0 {
-		bad("Timeout is negative", nil)
+	if def.Timeout < 0 || def.IdleTimeout < 0 {
+		bad("Timeout and IdleTimeout must not be negative", nil)
 	}
 	if def.MaxOutputBytes < 0 {
 		bad("MaxOutputBytes is negative", nil)
@@ -250,6 +261,14 @@ func (r *Registry[C]) Definitions() []Definition {
 	return slices.Clone(r.load().defs)
 }
 
+// Stats returns figures about the registry's calls so far.
+func (r *Registry[C]) Stats() Stats { return r.runtime().counters.stats() }
+
+func (r *Registry[C]) runtime() *runtimeConfig {
+	r.rtOnce.Do(func() { r.rt = newRuntime(&r.opts) })
+	return r.rt
+}
+
 // Lookup returns the tool registered under name, hidden or not.
 func (r *Registry[C]) Lookup(name string) (Tool[C], bool) {
 	e, ok := r.load().tools[name]
@@ -265,19 +284,30 @@ func (r *Registry[C]) Lookup(name string) (Tool[C], bool) {
 func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	start := time.Now()
 	s := r.load()
+	rt := r.runtime()
+	var events *emitter
+	if rt.observer != nil {
+		events = newEmitter(rt.observer, req.ID, req.Name)
+		events.fromPipeline(Event{Kind: EventStarted})
+	}
 	e, ok := s.tools[req.Name]
 	var res *Result
 	if !ok {
 		res = unknownTool(req.Name, s.names)
 	} else {
-		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args, tool: e.tool, def: &e.def, pf: e.pf}
+		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args,
+			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
 		res = s.handler(ctx, call)
 		if res == nil {
 			res = &Result{Status: Failed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
 				Content: []Content{Text("tool " + req.Name + " returned no result")}}
 		}
 	}
-	return finish(res, req, start)
+	res = finish(res, req, start)
+	if events != nil {
+		events.fromPipeline(Event{Kind: EventFinished, Result: res})
+	}
+	return res
 }
 
 // finish fills in the host view and makes the model view safe: every text

@@ -34,10 +34,16 @@ type Definition struct {
 	// confirmation (Confirm), for approval policies as Safety is. The zero
 	// value leaves the decision to the policy.
 	Tier Tier
-	// Timeout is the per-call limit for the deadline stage. This release
-	// checks that it is not negative but does not enforce it: bound calls
-	// with the context passed to Registry.Call.
+	// Timeout bounds one call to the tool, from when it starts (time spent
+	// waiting for approval does not count). Zero means the registry's
+	// default ([RegistryOptions.DefaultTimeout]). A call past its limit has
+	// its context cancelled with a [TimeoutError] cause and ends TimedOut.
 	Timeout time.Duration
+	// IdleTimeout, if set, ends a call that reports no progress
+	// ([ReportProgress], [ReportPartial]) for this long, with Timeout still
+	// the absolute cap. For tools whose run time varies widely but which
+	// can tell they are still working.
+	IdleTimeout time.Duration
 	// MaxOutputBytes is the cap on the model view of one result, for the
 	// output stage. This release checks that it is not negative but does not
 	// apply it; error and validation texts are always bounded.

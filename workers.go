@@ -41,3 +41,19 @@ func (p *workerPool) work(f func()) {
 		}
 	}
 }
+
+// bubbleEpoch is where the fake clock of a testing/synctest bubble starts.
+var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// inSyncTestBubble reports whether the caller probably runs in a
+// testing/synctest bubble. Pooled workers must not serve such a caller: a
+// worker started in one bubble cannot send to another bubble's channels,
+// and one started outside would run the tool on the real clock. The
+// standard library offers no public test, so this reads the clock: a
+// bubble's starts at midnight UTC 2000-01-01, where no real clock has been
+// for decades. A machine whose clock reads 2000 to 2009 only loses speed; a
+// bubble would have to run ten years of fake time to be misjudged.
+func inSyncTestBubble() bool {
+	d := time.Now().Sub(bubbleEpoch)
+	return d >= 0 && d < 10*365*24*time.Hour
+}

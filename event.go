@@ -1,0 +1,260 @@
+package tool
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+// EventKind says what an [Event] reports.
+type EventKind uint8
+
+const (
+	// EventStarted is the first event of every call, sent when the call
+	// enters the pipeline.
+	EventStarted EventKind = iota + 1
+	// EventApprovalRequested: the call waits for an approver.
+	EventApprovalRequested
+	// EventApprovalDecided: the approver answered (or failed to).
+	EventApprovalDecided
+	// EventProgress: the tool reported progress ([ReportProgress]).
+	EventProgress
+	// EventPartial: a streaming tool produced partial content
+	// ([ReportPartial]).
+	EventPartial
+	// EventFinished is the last event of every call, exactly once. It
+	// carries the Result.
+	EventFinished
+)
+
+var eventKindNames = [...]string{"", "started", "approval_requested", "approval_decided", "progress", "partial", "finished"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) && k != 0 {
+		return eventKindNames[k]
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Progress is what a tool reports as it works. Total is zero when unknown.
+type Progress struct {
+	Message string
+	Done    float64
+	Total   float64
+}
+
+// Event is one step of a call, for the host's [Observer]: to show progress,
+// log, or trace. Events of one call arrive in order, from Started to
+// Finished.
+type Event struct {
+	Kind   EventKind
+	CallID string
+	Tool   string
+	Time   time.Time
+	// Progress is set for EventProgress.
+	Progress Progress
+	// Content is set for EventPartial.
+	Content []Content
+	// Approval is set for the approval events.
+	Approval *ApprovalInfo
+	// Result is set for EventFinished.
+	Result *Result
+	// Dropped counts progress and partial events of this call that were
+	// merged or dropped since the previous delivered event, because the
+	// observer lagged.
+	Dropped int
+}
+
+// ApprovalInfo describes an approval step in an [Event].
+type ApprovalInfo struct {
+	// Reason says why approval is needed (requested) or why the call was
+	// denied (decided).
+	Reason string
+	// Allowed is set on EventApprovalDecided when the call may run.
+	Allowed bool
+}
+
+// Observer receives the events of calls. Observe is called for one call's
+// events in order, never concurrently for the same call, but concurrently
+// for different calls.
+//
+// Registry.Call returns after its Finished event has been observed, so a
+// slow Observe delays the caller, never the tool: once 32 events wait for
+// the observer, a tool's further progress events are merged (the observer
+// sees the latest), and partial-content events beyond 256 are dropped, with
+// the count in [Event.Dropped]. The Finished event carries the whole result, so nothing
+// a streaming tool produced is lost. A panic in Observe is recovered and
+// the event is lost.
+type Observer interface {
+	Observe(Event)
+}
+
+// ObserverFunc adapts a function to [Observer].
+type ObserverFunc func(Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e Event) { f(e) }
+
+// A lagging observer has more than mergeAfter events waiting: from then on
+// a progress event replaces the one queued before it. maxPending bounds the
+// queue; partial-content events beyond it are dropped.
+const (
+	mergeAfter = 32
+	maxPending = 256
+)
+
+// maxProgressText bounds a progress message.
+const maxProgressText = 1 << 10
+
+// emitter delivers one call's events in order. Events from the pipeline
+// (started, approval, finished) are delivered on the caller's goroutine;
+// events from the tool go through a queue that a delivering goroutine
+// drains, so the tool never waits for the observer.
+type emitter struct {
+	obs      Observer
+	id, tool string
+
+	mu      sync.Mutex
+	queue   []Event
+	dropped int
+	busy    bool          // some goroutine is delivering
+	closed  bool          // Finished is queued or delivered: no more events
+	idle    chan struct{} // closed by the deliverer when it stops, if someone waits
+}
+
+func newEmitter(obs Observer, id, tool string) *emitter {
+	return &emitter{obs: obs, id: id, tool: text.Clean(text.Cut(tool, 128))}
+}
+
+// fromTool queues an event reported by the tool and makes sure someone
+// delivers it; it never blocks on the observer.
+func (e *emitter) fromTool(ev Event) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	ev.CallID, ev.Tool, ev.Time = e.id, e.tool, time.Now()
+	switch n := len(e.queue); {
+	case ev.Kind == EventProgress && n >= mergeAfter && e.queue[n-1].Kind == EventProgress:
+		e.queue[n-1] = ev // lagging: the observer only needs the latest
+		e.dropped++
+	case n >= maxPending:
+		e.dropped++
+	default:
+		e.queue = append(e.queue, ev)
+	}
+	if e.busy {
+		e.mu.Unlock()
+		return
+	}
+	e.busy = true
+	e.mu.Unlock()
+	go e.drain()
+}
+
+// fromPipeline delivers an event on the calling goroutine, after the events
+// queued before it. A Finished event closes the stream; fromPipeline returns
+// once it has been delivered.
+func (e *emitter) fromPipeline(ev Event) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	ev.CallID, ev.Tool, ev.Time = e.id, e.tool, time.Now()
+	e.closed = ev.Kind == EventFinished
+	e.queue = append(e.queue, ev)
+	if e.busy {
+		// Another goroutine is delivering; it delivers ev too. Wait for it
+		// so ev is observed before we go on.
+		if e.idle == nil {
+			e.idle = make(chan struct{})
+		}
+		idle := e.idle
+		e.mu.Unlock()
+		<-idle
+		return
+	}
+	e.busy = true
+	e.mu.Unlock()
+	e.drain()
+}
+
+// drain delivers queued events until the queue is empty.
+func (e *emitter) drain() {
+	for {
+		e.mu.Lock()
+		if len(e.queue) == 0 {
+			e.busy = false
+			if e.idle != nil {
+				close(e.idle)
+				e.idle = nil
+			}
+			e.mu.Unlock()
+			return
+		}
+		ev := e.queue[0]
+		e.queue[0] = Event{}
+		e.queue = e.queue[1:]
+		ev.Dropped, e.dropped = e.dropped, 0
+		e.mu.Unlock()
+		e.deliver(ev)
+	}
+}
+
+func (e *emitter) deliver(ev Event) {
+	defer func() { _ = recover() }() // a broken observer must not break the call
+	e.obs.Observe(ev)
+}
+
+// callScope is what a running tool reaches through its context.
+type callScope struct {
+	events *emitter   // nil without an observer
+	idle   *idleTimer // nil without an idle limit
+}
+
+type scopeKey struct{}
+
+// ReportProgress reports a tool's progress to the host's observer, and
+// extends the call's idle limit (Definition.IdleTimeout). Call it from the
+// tool with the context it was given, as often as is convenient: it never
+// blocks, and it does nothing outside a call or after the call ended.
+func ReportProgress(ctx context.Context, p Progress) {
+	s, _ := ctx.Value(scopeKey{}).(*callScope)
+	if s == nil {
+		return
+	}
+	if s.idle != nil {
+		s.idle.touch()
+	}
+	if s.events != nil {
+		p.Message = text.Bound(text.Clean(p.Message), maxProgressText)
+		s.events.fromTool(Event{Kind: EventProgress, Progress: p})
+	}
+}
+
+// ReportPartial reports partial content from a streaming tool, as an
+// EventPartial for the host to show while the call runs. The tool's Result
+// is still what the model receives: include the whole content there.
+// Reporting partial content counts as progress for the idle limit.
+func ReportPartial(ctx context.Context, content ...Content) {
+	s, _ := ctx.Value(scopeKey{}).(*callScope)
+	if s == nil {
+		return
+	}
+	if s.idle != nil {
+		s.idle.touch()
+	}
+	if s.events != nil && len(content) > 0 {
+		c := make([]Content, len(content))
+		for i, x := range content {
+			x.Text = text.Clean(x.Text)
+			c[i] = x
+		}
+		s.events.fromTool(Event{Kind: EventPartial, Content: c})
+	}
+}

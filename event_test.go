@@ -1,0 +1,179 @@
+package tool_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+func progressTool(steps int) tool.AnyTool {
+	return tool.New(tool.Definition{Name: "work", Description: "Works in steps."},
+		func(ctx context.Context, _ noArgs) (string, error) {
+			for i := range steps {
+				tool.ReportProgress(ctx, tool.Progress{Message: "step " + strconv.Itoa(i+1), Done: float64(i + 1), Total: float64(steps)})
+			}
+			return "done", nil
+		})
+}
+
+func TestEventsInOrder(t *testing.T) {
+	rec := &tooltest.Recorder{}
+	stream := tool.New(tool.Definition{Name: "stream", Description: "Streams."},
+		func(ctx context.Context, _ noArgs) (string, error) {
+			tool.ReportPartial(ctx, tool.Text("hel"))
+			tool.ReportPartial(ctx, tool.Text("lo\x1b[31m"))
+			return "hello", nil
+		})
+	r := registryWith(t, &tool.RegistryOptions{Observer: rec}, progressTool(3), stream)
+
+	res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "a", Name: "work"})
+	tooltest.WantOK(t, res)
+	assert.Equal(t, "started progress progress progress finished", rec.Kinds("a"))
+	evs := rec.For("a")
+	assert.Equal(t, tool.Progress{Message: "step 2", Done: 2, Total: 3}, evs[2].Progress)
+	assert.Same(t, res, evs[4].Result, "the finished event carries the call's result")
+	for _, e := range evs {
+		assert.Equal(t, "work", e.Tool)
+		assert.False(t, e.Time.IsZero())
+	}
+
+	r.Call(context.Background(), struct{}{}, tool.Request{ID: "b", Name: "stream"})
+	assert.Equal(t, "started partial partial finished", rec.Kinds("b"))
+	assert.Equal(t, `lo\x1b[31m`, rec.For("b")[2].Content[0].Text, "partial content is escaped like the model view")
+
+	r.Call(context.Background(), struct{}{}, tool.Request{ID: "c", Name: "nope"})
+	assert.Equal(t, "started finished", rec.Kinds("c"), "an unknown tool still gets its two events")
+	r.Call(context.Background(), struct{}{}, tool.Request{ID: "d", Name: "work", Args: []byte(`{"x":1}`)})
+	assert.Equal(t, "started finished", rec.Kinds("d"), "invalid arguments: the tool never ran")
+	rec.WantWellFormed(t)
+}
+
+// A slow observer delays neither the tool nor the order of events, and
+// keeps memory bounded: progress merges while it lags.
+func TestSlowObserverDoesNotStallTheTool(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []tool.Event
+	obs := tool.ObserverFunc(func(e tool.Event) {
+		if e.Kind == tool.EventProgress {
+			<-release
+		}
+		mu.Lock()
+		got = append(got, e)
+		mu.Unlock()
+	})
+	toolDone := make(chan struct{})
+	tl := tool.New(tool.Definition{Name: "work", Description: "Reports a lot."},
+		func(ctx context.Context, _ noArgs) (string, error) {
+			for i := range 100_000 {
+				tool.ReportProgress(ctx, tool.Progress{Done: float64(i + 1), Total: 100_000})
+				if i%1000 == 0 {
+					tool.ReportPartial(ctx, tool.Text("x"))
+				}
+			}
+			close(toolDone)
+			return "done", nil
+		})
+	r := registryWith(t, &tool.RegistryOptions{Observer: obs}, tl)
+	resc := make(chan *tool.Result)
+	go func() { resc <- r.Call(context.Background(), struct{}{}, tool.Request{ID: "s", Name: "work"}) }()
+
+	select {
+	case <-toolDone: // the tool finished while the observer was stuck
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool was stalled by the observer")
+	}
+	select {
+	case <-resc:
+		t.Fatal("Call returned before its finished event was observed")
+	default:
+	}
+	close(release)
+	res := <-resc
+	tooltest.WantOK(t, res)
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, got)
+	assert.Equal(t, tool.EventStarted, got[0].Kind)
+	last := got[len(got)-1]
+	assert.Equal(t, tool.EventFinished, last.Kind)
+	assert.Less(t, len(got), 400, "pending events are bounded")
+	dropped, progress := 0, 0.0
+	for _, e := range got {
+		dropped += e.Dropped
+		if e.Kind == tool.EventProgress {
+			assert.Greater(t, e.Progress.Done, progress, "progress goes forward")
+			progress = e.Progress.Done
+		}
+	}
+	assert.Equal(t, 100_000.0, progress, "the observer sees the latest progress")
+	assert.Equal(t, 100_000+100-len(got)+2, dropped, "every event is either delivered or counted as dropped")
+}
+
+// An abandoned tool that reports progress after its call ended emits
+// nothing after the finished event.
+func TestNoEventAfterFinished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &tooltest.Recorder{}
+		tl := tool.New(tool.Definition{Name: "late", Description: "Reports late.", Timeout: time.Second},
+			func(ctx context.Context, _ noArgs) (string, error) {
+				time.Sleep(time.Hour)
+				tool.ReportProgress(ctx, tool.Progress{Message: "still here"})
+				tool.ReportPartial(ctx, tool.Text("late"))
+				return "late", nil
+			})
+		r := registryWith(t, &tool.RegistryOptions{Observer: rec, Grace: time.Second}, tl)
+		res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "l", Name: "late"})
+		tooltest.WantStatus(t, res, tool.TimedOut)
+		time.Sleep(2 * time.Hour)
+		synctest.Wait()
+		assert.Equal(t, "started finished", rec.Kinds("l"))
+	})
+}
+
+func TestObserverPanicIsContained(t *testing.T) {
+	obs := tool.ObserverFunc(func(e tool.Event) { panic("observer bug") })
+	r := registryWith(t, &tool.RegistryOptions{Observer: obs}, progressTool(5))
+	tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "work", ""))
+}
+
+// Concurrent calls each get exactly one terminal event, last.
+func TestConcurrentCallsWellFormed(t *testing.T) {
+	rec := &tooltest.Recorder{}
+	r := registryWith(t, &tool.RegistryOptions{Observer: rec}, progressTool(50))
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			r.Call(context.Background(), struct{}{}, tool.Request{ID: strconv.Itoa(i), Name: "work"})
+		})
+	}
+	wg.Wait()
+	rec.WantWellFormed(t)
+	finished := 0
+	for _, e := range rec.Events() {
+		if e.Kind == tool.EventFinished {
+			finished++
+		}
+	}
+	assert.Equal(t, 50, finished)
+}
+
+func TestReportOutsideACallIsHarmless(t *testing.T) {
+	tool.ReportProgress(context.Background(), tool.Progress{Message: "nobody listens"})
+	tool.ReportPartial(context.Background(), tool.Text("x"))
+}
+
+func TestEventKindString(t *testing.T) {
+	assert.Equal(t, "approval_requested", tool.EventApprovalRequested.String())
+	assert.Equal(t, "EventKind(99)", tool.EventKind(99).String())
+}

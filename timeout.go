@@ -1,0 +1,164 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultTimeout bounds a call to a tool whose Definition has no Timeout,
+// in a registry whose options set none. Long enough for a build or a test
+// run, short enough that a hung tool does not stall an agent for good.
+const DefaultTimeout = 2 * time.Minute
+
+// DefaultGrace is how long a tool has to return once its context is done
+// (timed out or cancelled) before the pipeline stops waiting for it.
+const DefaultGrace = 2 * time.Second
+
+// TimeoutError is the context cause of a call that ran past its time limit:
+// the tool's Timeout, the registry default, or the idle limit. It matches
+// context.DeadlineExceeded with errors.Is, so a tool checking for a timeout
+// in the usual way sees one.
+type TimeoutError struct {
+	Tool  string
+	Limit time.Duration
+	// Idle is set when the call was stopped for reporting no progress for
+	// Limit (Definition.IdleTimeout), not for running longer than its
+	// Timeout.
+	Idle bool
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Idle {
+		return fmt.Sprintf("tool %s reported no progress for %v (its idle limit)", e.Tool, e.Limit)
+	}
+	return fmt.Sprintf("tool %s ran longer than its %v time limit", e.Tool, e.Limit)
+}
+
+// Is reports whether target is context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// ErrAbandoned is wrapped in the host-side cause of a call whose tool did not
+// return within the grace period after its context was done. The tool's
+// goroutine may still be running; its eventual result is dropped.
+var ErrAbandoned = errors.New("tool did not return after its context was done; abandoned")
+
+// Stats are figures a host can watch: a rising AbandonedRunning means tools
+// that ignore their context are piling up.
+type Stats struct {
+	// Abandoned counts calls given up on since the registry was created.
+	Abandoned int64
+	// AbandonedRunning counts abandoned calls whose tool has not returned yet.
+	AbandonedRunning int64
+}
+
+// counters backs Stats.
+type counters struct {
+	abandoned, abandonedRunning atomic.Int64
+}
+
+func (c *counters) stats() Stats {
+	return Stats{Abandoned: c.abandoned.Load(), AbandonedRunning: c.abandonedRunning.Load()}
+}
+
+// runtimeConfig is what the deadline and event stages read: the registry's
+// options, or the defaults for a tool run through Wrap.
+type runtimeConfig struct {
+	timeout  time.Duration // < 0: none
+	grace    time.Duration
+	observer Observer
+	counters *counters
+}
+
+var standaloneCounters counters
+
+var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters}
+
+func newRuntime(o *RegistryOptions) *runtimeConfig {
+	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{}}
+	if rt.timeout == 0 {
+		rt.timeout = DefaultTimeout
+	}
+	if rt.grace <= 0 {
+		rt.grace = DefaultGrace
+	}
+	return rt
+}
+
+// limit returns the time limit of a call to def: its own, or the default.
+func (rt *runtimeConfig) limit(def *Definition) time.Duration {
+	if def != nil && def.Timeout > 0 {
+		return def.Timeout
+	}
+	return rt.timeout
+}
+
+// idleTimer cancels a call that reports no progress for its idle limit.
+// Progress resets it.
+type idleTimer struct {
+	mu    sync.Mutex
+	limit time.Duration
+	t     *time.Timer
+}
+
+func newIdleTimer(limit time.Duration, tool string, cancel context.CancelCauseFunc) *idleTimer {
+	it := &idleTimer{limit: limit}
+	it.t = time.AfterFunc(limit, func() { cancel(&TimeoutError{Tool: tool, Limit: limit, Idle: true}) })
+	return it
+}
+
+func (it *idleTimer) touch() {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	// Reset on a fired timer would cancel again later; a fired timer has
+	// already cancelled the call, so there is nothing to extend.
+	if it.t.Stop() {
+		it.t.Reset(it.limit)
+	}
+}
+
+func (it *idleTimer) stop() {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	it.t.Stop()
+}
+
+// withDeadline applies the call's time limits to ctx, each with a
+// [TimeoutError] cause so the result can say which limit was hit.
+func withDeadline(ctx context.Context, rt *runtimeConfig, def *Definition, name string) (context.Context, func(), *idleTimer) {
+	var stops []func()
+	if limit := rt.limit(def); limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, limit, &TimeoutError{Tool: name, Limit: limit})
+		stops = append(stops, cancel)
+	}
+	var idle *idleTimer
+	if def != nil && def.IdleTimeout > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		idle = newIdleTimer(def.IdleTimeout, name, cancel)
+		stops = append(stops, idle.stop, func() { cancel(nil) })
+	}
+	switch len(stops) {
+	case 0:
+		return ctx, func() {}, nil
+	case 1:
+		return ctx, stops[0], nil
+	}
+	return ctx, func() {
+		for _, s := range stops {
+			s()
+		}
+	}, idle
+}
+
+// abandonedResult is the result of a call whose tool was still running
+// a grace period after its context was done.
+func abandonedResult(ctx context.Context, name string, grace time.Duration) *Result {
+	res := canceledResult(ctx, name, abandoned)
+	res.Err = fmt.Errorf("%w (%v after its context was done): %w", ErrAbandoned, grace, context.Cause(ctx))
+	return res
+}

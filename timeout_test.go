@@ -14,7 +14,6 @@ import (
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
-
 // sleeper waits for d or for its context, as a well-behaved tool does.
 func sleeper(name string, timeout, d time.Duration) tool.AnyTool {
 	return tool.New(tool.Definition{Name: name, Description: "Sleeps.", Timeout: timeout},
@@ -67,7 +66,9 @@ func TestDeadlines(t *testing.T) {
 		{name: "no default limit", tool: sleeper("t", 0, time.Hour), opts: tool.RegistryOptions{DefaultTimeout: -1},
 			want: tool.OK, wantTook: time.Hour},
 		{name: "caller deadline", tool: sleeper("t", time.Hour, time.Hour),
-			ctx:  func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Second) },
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), time.Second)
+			},
 			want: tool.TimedOut, wantText: []string{"caller's deadline"}, wantTook: time.Second},
 		{name: "caller cancels", tool: sleeper("t", time.Hour, time.Hour),
 			ctx: func() (context.Context, context.CancelFunc) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/toolbelt-go/tool"
 )
@@ -113,4 +114,52 @@ func BenchmarkRegister1000(b *testing.B) {
 			b.Fatal("missing definitions")
 		}
 	}
+}
+
+// BenchmarkBatch64 compares CallBatch with calling the same 64 no-op
+// read-only calls in a plain loop (Loop is the floor for Batch): the cost
+// of scheduling, in ns per batch.
+func BenchmarkBatch64(b *testing.B) {
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAddAny(tool.New(tool.Definition{Name: "noop", Description: "Does nothing.", Safety: tool.ReadOnly},
+		func(context.Context, struct{}) (string, error) { return "ok", nil }))
+	calls := make([]tool.Request, 64)
+	for i := range calls {
+		calls[i] = tool.Request{ID: strconv.Itoa(i), Name: "noop"}
+	}
+	ctx := context.Background()
+	b.Run("Loop", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, c := range calls {
+				r.Call(ctx, struct{}{}, c)
+			}
+		}
+	})
+	b.Run("Batch", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r.CallBatch(ctx, struct{}{}, calls, nil)
+		}
+	})
+}
+
+// BenchmarkBatchSleep runs 64 calls that each sleep 10 ms at parallelism
+// 8: ideally 8 rounds, 80 ms. It reports the ratio to that ideal.
+func BenchmarkBatchSleep(b *testing.B) {
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAddAny(tool.New(tool.Definition{Name: "sleep", Description: "Sleeps 10 ms.", Safety: tool.ReadOnly},
+		func(context.Context, struct{}) (string, error) { time.Sleep(10 * time.Millisecond); return "ok", nil }))
+	calls := make([]tool.Request, 64)
+	for i := range calls {
+		calls[i] = tool.Request{ID: strconv.Itoa(i), Name: "sleep"}
+	}
+	opts := &tool.BatchOptions{Parallelism: 8}
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		r.CallBatch(context.Background(), struct{}{}, calls, opts)
+		n++
+	}
+	b.ReportMetric(float64(time.Since(start))/float64(n)/float64(80*time.Millisecond), "x-ideal")
 }

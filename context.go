@@ -37,6 +37,7 @@ type Call[C any] struct {
 	// guarded is set once the deadline stage runs the tool: a Wrap inside
 	// then calls its tool directly.
 	guarded bool
+	seal    *seal // what an approval covered, checked before the tool runs
 
 	// Set by preflight.
 	value       any
@@ -47,6 +48,13 @@ type Call[C any] struct {
 
 // Tool returns the tool being called.
 func (c *Call[C]) Tool() Tool[C] { return c.tool }
+
+// emit sends a pipeline event to the call's observer, if any.
+func (c *Call[C]) emit(ev Event) {
+	if c.events != nil {
+		c.events.fromPipeline(ev)
+	}
+}
 
 func (c *Call[C]) runtime() *runtimeConfig {
 	if c.rt != nil {

@@ -1,12 +1,13 @@
 module github.com/toolbelt-go/tool
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/invopop/jsonschema v0.14.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.22.0
 	golang.org/x/text v0.14.0
 )
 

@@ -160,6 +160,9 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	if res := preflightCall(call); res != nil {
 		return res
 	}
+	if res := checkSeal(call); res != nil {
+		return res
+	}
 	if ctx.Err() != nil {
 		return canceledResult(ctx, call.Name, notStarted)
 	}

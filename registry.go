@@ -59,9 +59,10 @@ type snapshot[C any] struct {
 }
 
 type entry[C any] struct {
-	tool Tool[C]
-	def  Definition
-	pf   *preflight
+	tool       Tool[C]
+	def        Definition
+	pf         *preflight
+	classifier Classifier // nil if the tool has none
 }
 
 // NewRegistry returns an empty registry. opts may be nil.
@@ -180,7 +181,8 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
 			bad("output schema: "+err.Error(), err)
 		}
 	}
-	return &entry[C]{tool: t, def: def, pf: pf}, problems
+	c, _ := As[Classifier](t)
+	return &entry[C]{tool: t, def: def, pf: pf, classifier: c}, problems
 }
 
 func safeDefinition[C any](t Tool[C]) (def Definition, err error) {
@@ -292,9 +294,14 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	}
 	e, ok := s.tools[req.Name]
 	var res *Result
-	if !ok {
+	switch {
+	case ctx.Err() != nil:
+		// Nothing runs for a call that is over before it starts: not the
+		// approver, not the tool.
+		res = canceledResult(ctx, req.Name, notStarted)
+	case !ok:
 		res = unknownTool(req.Name, s.names)
-	} else {
+	default:
 		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args,
 			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
 		res = s.handler(ctx, call)

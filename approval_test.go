@@ -1,0 +1,397 @@
+package tool_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+type writeArgs struct {
+	Path    string `json:"path" jsonschema:"minLength=1"`
+	Content string `json:"content"`
+}
+
+type shellArgs struct {
+	Command string `json:"command" jsonschema:"minLength=1"`
+}
+
+// fixture is a registry with approval and tools that record their runs.
+type fixture struct {
+	reg      *tool.Registry[struct{}]
+	approver *tooltest.Approver
+	rec      *tooltest.Recorder
+	mu       sync.Mutex
+	ran      []string
+	files    map[string]string
+}
+
+func (f *fixture) record(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ran = append(f.ran, s)
+}
+
+func (f *fixture) runs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.ran...)
+}
+
+func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tooltest.Step) *fixture {
+	t.Helper()
+	f := &fixture{approver: tooltest.NewApprover(steps...), rec: &tooltest.Recorder{}, files: map[string]string{"main.go": "package main\n\nfunc main() {}\n"}}
+	if opts.Approver == nil {
+		opts.Approver = f.approver
+	}
+	read := tool.New(tool.Definition{Name: "read_file", Description: "Reads a file.", Safety: tool.ReadOnly},
+		func(_ context.Context, in struct {
+			Path string `json:"path"`
+		}) (string, error) {
+			f.record("read " + in.Path)
+			return f.files[in.Path], nil
+		})
+	write := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "write_file", Title: "Write a file", Description: "Writes a file.", Safety: tool.Mutating},
+		func(_ context.Context, in writeArgs) (string, error) {
+			f.record("write " + in.Path + " " + in.Content)
+			return "written", nil
+		}), tool.ApprovalHooks[writeArgs]{
+		Require: func(in writeArgs) tool.Requirement {
+			if strings.HasPrefix(in.Path, "/") {
+				dir := in.Path[:strings.LastIndex(in.Path, "/")+1]
+				return tool.Requirement{Mode: tool.RequireScoped, Reason: "write outside the workspace", Scope: dir}
+			}
+			return tool.Requirement{}
+		},
+		Describe: func(_ context.Context, in writeArgs) (tool.Preview, error) {
+			if in.Path == "broken" {
+				return tool.Preview{}, errors.New("cannot read the old file")
+			}
+			if in.Path == "panics" {
+				panic("describe bug")
+			}
+			return tool.Preview{Title: "Edit " + in.Path, Edits: []tool.Edit{{Path: in.Path, Old: f.files[in.Path], New: in.Content}}}, nil
+		},
+	})
+	shell := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.Mutating},
+		func(_ context.Context, in shellArgs) (string, error) {
+			f.record("shell " + in.Command)
+			return "ran", nil
+		}), tool.ApprovalHooks[shellArgs]{
+		Classify: func(in shellArgs) tool.Safety {
+			switch strings.Fields(in.Command)[0] {
+			case "rm":
+				return tool.Destructive
+			case "ls", "cat":
+				return tool.ReadOnly
+			}
+			return tool.SafetyUnspecified
+		},
+		Require: func(in shellArgs) tool.Requirement {
+			if strings.HasPrefix(in.Command, "rm") {
+				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "deletes files"}
+			}
+			return tool.Requirement{}
+		},
+	})
+	f.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: f.rec})
+	require.NoError(t, f.reg.AddAny(read, write, shell))
+	f.reg.Use(tool.Approval(opts))
+	return f
+}
+
+func (f *fixture) call(id, name, args string) *tool.Result {
+	return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: id, Name: name, Args: []byte(args)})
+}
+
+func TestApprovalOutcomes(t *testing.T) {
+	tests := []struct {
+		name      string
+		step      tooltest.Step
+		want      tool.Status
+		wantErr   error
+		wantText  string
+		wantRun   bool
+		wantAsked int
+	}{
+		{name: "allow once", step: tooltest.AllowOnce(), want: tool.OK, wantRun: true, wantAsked: 1},
+		{name: "deny with a reason", step: tooltest.Deny("not that file, use docs/"), want: tool.Denied, wantErr: tool.ErrDenied,
+			wantText: "the user said: not that file, use docs/", wantAsked: 1},
+		{name: "approver error", step: tooltest.Fail(errors.New("ui crashed")), want: tool.Denied, wantErr: tool.ErrApproverFailed,
+			wantText: "the approval step failed", wantAsked: 1},
+		{name: "approver panics", step: tooltest.Panic("approver bug"), want: tool.Denied, wantErr: tool.ErrApproverFailed, wantAsked: 1},
+		{name: "script used up", step: nil, want: tool.Denied, wantErr: tooltest.ErrScriptDone, wantAsked: 1},
+		{name: "unknown decision", step: func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+			return tool.Decision{Kind: 99}, nil
+		}, want: tool.Denied, wantErr: tool.ErrDenied, wantAsked: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var steps []tooltest.Step
+			if tt.step != nil {
+				steps = append(steps, tt.step)
+			}
+			f := newFixture(t, tool.ApprovalOptions[struct{}]{}, steps...)
+			res := f.call("c1", "write_file", `{"path":"main.go","content":"x"}`)
+			tooltest.WantStatus(t, res, tt.want)
+			tooltest.WantTextContains(t, res, tt.wantText)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, res.Err, tt.wantErr)
+			}
+			assert.Equal(t, tt.wantRun, len(f.runs()) == 1, "runs: %v", f.runs())
+			assert.Equal(t, tt.wantAsked, f.approver.Asked())
+			if tt.want == tool.Denied {
+				assert.Contains(t, res.Text(), "It did not run")
+			}
+			assert.Equal(t, "started approval_requested approval_decided finished", f.rec.Kinds("c1"))
+		})
+	}
+}
+
+func TestApprovalWaitEnds(t *testing.T) {
+	t.Run("approver never answers", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFixture(t, tool.ApprovalOptions[struct{}]{Timeout: 30 * time.Second}, tooltest.Hang())
+			start := time.Now()
+			res := f.call("c1", "write_file", `{"path":"main.go","content":"x"}`)
+			tooltest.WantStatus(t, res, tool.Denied)
+			tooltest.WantTextContains(t, res, "no one approved it within 30s")
+			assert.ErrorIs(t, res.Err, tool.ErrApprovalTimeout)
+			assert.Equal(t, 30*time.Second, time.Since(start))
+			assert.Empty(t, f.runs())
+		})
+	})
+	t.Run("approver ignores its context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			stuck := make(chan struct{})
+			f := newFixture(t, tool.ApprovalOptions[struct{}]{Timeout: 30 * time.Second}, func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+				<-stuck
+				return tool.Decision{Kind: tool.AllowOnce}, nil
+			})
+			res := f.call("c1", "write_file", `{"path":"main.go","content":"x"}`)
+			tooltest.WantStatus(t, res, tool.Denied)
+			close(stuck) // its late "allow" changes nothing
+			synctest.Wait()
+			assert.Empty(t, f.runs())
+		})
+	})
+	t.Run("caller cancels the wait", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Hang())
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(5*time.Second, cancel)
+			res := f.reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write_file", Args: []byte(`{"path":"main.go","content":"x"}`)})
+			tooltest.WantStatus(t, res, tool.Canceled)
+			tooltest.WantTextContains(t, res, "cancelled while it waited for approval", "did not run")
+			assert.Empty(t, f.runs())
+		})
+	})
+	t.Run("the wait does not count against the tool's timeout", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			slowYes := func(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
+				time.Sleep(time.Minute)
+				return tool.Decision{Kind: tool.AllowOnce}, nil
+			}
+			r := tool.NewRegistry[struct{}](nil)
+			r.MustAddAny(sleeper("t", time.Second, 500*time.Millisecond))
+			r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(slowYes)}))
+			tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "t", ""))
+		})
+	})
+}
+
+func TestApprovalPolicyPaths(t *testing.T) {
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{})
+	tooltest.WantOK(t, f.call("r", "read_file", `{"path":"main.go"}`))
+	tooltest.WantOK(t, f.call("ls", "shell", `{"command":"ls -la"}`))
+	assert.Equal(t, 0, f.approver.Asked(), "read-only calls run without asking")
+
+	deny := newFixture(t, tool.ApprovalOptions[struct{}]{Policy: tool.ReadOnlyPolicy()})
+	res := deny.call("w", "write_file", `{"path":"main.go","content":"x"}`)
+	tooltest.WantStatus(t, res, tool.Denied)
+	tooltest.WantTextContains(t, res, "policy does not allow mutating calls")
+	tooltest.WantOK(t, deny.call("ls", "shell", `{"command":"cat main.go"}`))
+	res = deny.call("rm", "shell", `{"command":"rm -rf /"}`)
+	tooltest.WantTextContains(t, res, "policy does not allow destructive calls")
+	assert.Equal(t, 0, deny.approver.Asked())
+	assert.Equal(t, []string{"shell cat main.go"}, deny.runs())
+
+	none := tool.NewRegistry[struct{}](nil)
+	none.MustAddAny(tool.New(tool.Definition{Name: "w", Description: "Writes."}, func(context.Context, noArgs) (string, error) { return "", nil }))
+	none.Use(tool.Approval(tool.ApprovalOptions[struct{}]{}))
+	res = tooltest.Call(t, none, struct{}{}, "w", "")
+	tooltest.WantStatus(t, res, tool.Denied)
+	assert.ErrorIs(t, res.Err, tool.ErrNoApprover)
+}
+
+func TestApprovalNeverSeesInvalidArguments(t *testing.T) {
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
+	res := f.call("c", "write_file", `{"path":"","content":"x","extra":1}`)
+	tooltest.WantStatus(t, res, tool.Invalid)
+	assert.Equal(t, 0, f.approver.Asked())
+}
+
+func TestApprovalRequestAndPreview(t *testing.T) {
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce())
+	tooltest.WantOK(t, f.call("c1", "write_file", `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`))
+	req := f.approver.Requests()[0]
+	assert.Equal(t, "write_file", req.Tool)
+	assert.Equal(t, "Write a file", req.DisplayName)
+	assert.Equal(t, "c1", req.CallID)
+	assert.Equal(t, tool.Mutating, req.Safety)
+	assert.JSONEq(t, `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`, string(req.Args))
+	assert.True(t, strings.HasPrefix(string(req.Args), `{"content"`), "canonical: keys sorted")
+	assert.Equal(t, "Edit main.go", req.Preview.Title)
+	require.Len(t, req.Preview.Edits, 1)
+	assert.Equal(t, "@@ line 1\n  package main\n  \n- func main() {}\n+ func main() { run() }\n", req.Preview.Edits[0].Diff())
+
+	// Describe failing or panicking degrades to a basic preview.
+	tooltest.WantOK(t, f.call("c2", "write_file", `{"path":"broken","content":"x"}`))
+	tooltest.WantOK(t, f.call("c3", "write_file", `{"path":"panics","content":"x"}`))
+	for _, r := range f.approver.Requests()[1:3] {
+		assert.True(t, r.Preview.Basic)
+		assert.Equal(t, "Write a file", r.Preview.Title)
+		assert.Contains(t, r.Preview.Summary, `"content":"x"`)
+	}
+
+	// What the approver reads cannot be spoofed.
+	spoof := `main.go\u202e\u200boG.niam\u001b[2J`
+	tooltest.WantOK(t, f.call("c4", "write_file", `{"path":"`+spoof+`","content":"a\u2066b"}`))
+	r := f.approver.Requests()[3]
+	for _, s := range []string{r.Preview.Title, r.Preview.Edits[0].Path, r.Preview.Edits[0].New, r.ArgsText} {
+		for _, bad := range []string{"\u202e", "\u200b", "\u2066", "\x1b"} {
+			assert.NotContains(t, s, bad, "in %q", s)
+		}
+	}
+	assert.Contains(t, r.Preview.Title, `\u202e`)
+}
+
+func TestAllowAlwaysMemory(t *testing.T) {
+	t.Run("per tool", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.AllowOnce())
+		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"a","content":"x"}`))
+		tooltest.WantOK(t, f.call("2", "write_file", `{"path":"b","content":"y"}`))
+		assert.Equal(t, 1, f.approver.Asked(), "remembered for the tool")
+		tooltest.WantOK(t, f.call("3", "shell", `{"command":"make"}`))
+		assert.Equal(t, 2, f.approver.Asked(), "not for another tool")
+	})
+	t.Run("never for ask-always", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.Deny("no"))
+		tooltest.WantOK(t, f.call("1", "shell", `{"command":"rm a"}`))
+		tooltest.WantStatus(t, f.call("2", "shell", `{"command":"rm a"}`), tool.Denied)
+		assert.Equal(t, 2, f.approver.Asked())
+		assert.Equal(t, tool.RequireAskAlways, f.approver.Requests()[0].Requirement.Mode)
+		assert.Equal(t, tool.Destructive, f.approver.Requests()[0].Safety)
+	})
+	t.Run("per scope", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.AllowOnce(), tooltest.AllowOnce())
+		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"/etc/hosts","content":"x"}`))
+		tooltest.WantOK(t, f.call("2", "write_file", `{"path":"/etc/motd","content":"x"}`))
+		assert.Equal(t, 1, f.approver.Asked(), "same scope")
+		tooltest.WantOK(t, f.call("3", "write_file", `{"path":"/usr/x","content":"x"}`))
+		tooltest.WantOK(t, f.call("4", "write_file", `{"path":"inside","content":"x"}`))
+		assert.Equal(t, 3, f.approver.Asked(), "another scope, and unscoped calls, are asked")
+		assert.Equal(t, "/etc/", f.approver.Requests()[0].Requirement.Scope)
+	})
+	t.Run("per session", func(t *testing.T) {
+		session := "alice"
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{Session: func(*tool.Call[struct{}]) string { return session }},
+			tooltest.AllowAlways(), tooltest.AllowOnce())
+		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"a","content":"x"}`))
+		session = "bob"
+		tooltest.WantOK(t, f.call("2", "write_file", `{"path":"a","content":"x"}`))
+		assert.Equal(t, 2, f.approver.Asked())
+	})
+}
+
+func TestApprovedIsWhatRuns(t *testing.T) {
+	t.Run("an edit is validated and runs", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.EditArgs(`{"path":"docs/a.md","content":"safer"}`))
+		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"main.go","content":"x"}`))
+		assert.Equal(t, []string{"write docs/a.md safer"}, f.runs())
+	})
+	t.Run("an invalid edit does not run", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.EditArgs(`{"path":""}`))
+		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
+		tooltest.WantStatus(t, res, tool.Invalid)
+		tooltest.WantTextContains(t, res, "approver edited the arguments", "/path")
+		assert.Empty(t, f.runs())
+	})
+	changeAfter := func(change func(c *tool.Call[struct{}])) tool.Middleware[struct{}] {
+		return func(next tool.Handler[struct{}]) tool.Handler[struct{}] {
+			return func(ctx context.Context, c *tool.Call[struct{}]) *tool.Result {
+				change(c)
+				return next(ctx, c)
+			}
+		}
+	}
+	t.Run("arguments changed after approval", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
+		f.reg.Use(changeAfter(func(c *tool.Call[struct{}]) { c.SetArgs([]byte(`{"path":"/etc/passwd","content":"x"}`)) }))
+		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
+		tooltest.WantStatus(t, res, tool.Denied)
+		assert.ErrorIs(t, res.Err, tool.ErrArgsChanged)
+		assert.Empty(t, f.runs())
+	})
+	t.Run("approval moved to another call", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
+		f.reg.Use(changeAfter(func(c *tool.Call[struct{}]) { c.ID = "other" }))
+		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
+		assert.ErrorIs(t, res.Err, tool.ErrApprovalNotForCall)
+		assert.Empty(t, f.runs())
+	})
+	t.Run("an approval is not replayed", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
+		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"main.go","content":"x"}`))
+		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
+		tooltest.WantStatus(t, res, tool.Denied) // asked again; the script is used up
+		assert.Equal(t, 2, f.approver.Asked())
+	})
+}
+
+func TestApprovalAroundOneTool(t *testing.T) {
+	approver := tooltest.NewApprover(tooltest.Deny("no"))
+	w := tool.Wrap(tool.Adapt[struct{}](tool.New(tool.Definition{Name: "w", Description: "Writes.", Safety: tool.Destructive},
+		func(context.Context, noArgs) (string, error) { return "ran", nil })),
+		tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	res := tooltest.RunFor(t, w, struct{}{}, "")
+	tooltest.WantStatus(t, res, tool.Denied)
+	assert.Equal(t, 1, approver.Asked())
+}
+
+func TestPolicies(t *testing.T) {
+	in := func(s tool.Safety, tier tool.Tier, mode tool.RequireMode) tool.PolicyInput {
+		return tool.PolicyInput{Tool: "t", Safety: s, Tier: tier, Requirement: tool.Requirement{Mode: mode}}
+	}
+	cases := []struct {
+		in                                   tool.PolicyInput
+		askWrites, readOnly, allow, nonInter tool.Verdict
+	}{
+		{in(tool.ReadOnly, 0, 0), tool.Allow, tool.Allow, tool.Allow, tool.Allow},
+		{in(tool.Mutating, 0, 0), tool.Ask, tool.DenyCall, tool.Allow, tool.DenyCall},
+		{in(tool.Destructive, 0, 0), tool.Ask, tool.DenyCall, tool.Allow, tool.DenyCall},
+		{in(tool.Network, 0, 0), tool.Ask, tool.DenyCall, tool.Allow, tool.DenyCall},
+		{in(tool.Mutating, tool.Observe, 0), tool.Allow, tool.DenyCall, tool.Allow, tool.Allow},
+		{in(tool.ReadOnly, tool.Confirm, 0), tool.Ask, tool.Ask, tool.Allow, tool.DenyCall},
+		{in(tool.Mutating, 0, tool.RequireAuto), tool.Allow, tool.DenyCall, tool.Allow, tool.Allow},
+		{in(tool.ReadOnly, tool.Observe, tool.RequireAskAlways), tool.Ask, tool.Ask, tool.Allow, tool.DenyCall},
+		{in(tool.ReadOnly, 0, tool.RequireScoped), tool.Ask, tool.Ask, tool.Allow, tool.DenyCall},
+	}
+	for _, c := range cases {
+		name := c.in.Safety.String() + "/" + c.in.Tier.String() + "/" + c.in.Requirement.Mode.String()
+		assert.Equal(t, c.askWrites, tool.AskForWritesPolicy().Decide(c.in), "ask-for-writes %s", name)
+		assert.Equal(t, c.readOnly, tool.ReadOnlyPolicy().Decide(c.in), "read-only %s", name)
+		assert.Equal(t, c.allow, tool.AllowAllPolicy().Decide(c.in), "allow-all %s", name)
+		assert.Equal(t, tool.DenyCall, tool.DenyAllPolicy().Decide(c.in), "deny-all %s", name)
+		assert.Equal(t, c.nonInter, tool.NonInteractive(nil).Decide(c.in), "non-interactive %s", name)
+	}
+}

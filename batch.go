@@ -1,0 +1,77 @@
+package tool
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultParallelism is how many calls of a batch run at once when
+// BatchOptions leave it unset: enough to overlap a turn's reads, few enough
+// not to swamp a machine or an API's rate limit.
+const DefaultParallelism = 8
+
+// BatchOptions configures [Registry.CallBatch]. A nil *BatchOptions means
+// the defaults.
+type BatchOptions struct {
+	// Parallelism bounds how many calls run at once. Zero means
+	// [DefaultParallelism]; 1 runs the batch one call at a time.
+	Parallelism int
+}
+
+// CallBatch runs the calls a model made in one turn and returns their
+// results in the order of reqs, one per request, none nil.
+//
+// Calls to read-only tools (Safety [ReadOnly], and read-only for these
+// arguments if the tool is a [Classifier]) run in parallel, at most
+// Parallelism at once. Any other call runs alone, after every call before
+// it has finished and before any call after it starts, so the model's order
+// holds wherever a call may change the world: [read, read, write, read]
+// runs both reads at once, then the write, then the last read.
+//
+// Each call goes through the whole pipeline with its own deadline. A call
+// that panics or hangs affects no other (a hang lasts until its deadline
+// and grace). Cancelling ctx cancels the running calls; calls not started
+// yet end Canceled without running.
+func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, opts *BatchOptions) []*Result {
+	limit := DefaultParallelism
+	if opts != nil && opts.Parallelism > 0 {
+		limit = opts.Parallelism
+	}
+	results := make([]*Result, len(reqs))
+	var g errgroup.Group
+	g.SetLimit(limit)
+	s := r.load()
+	for i, req := range reqs {
+		if !s.parallelSafe(req) {
+			_ = g.Wait() // everything before it first
+			results[i] = r.Call(ctx, state, req)
+			continue
+		}
+		g.Go(func() error {
+			results[i] = r.Call(ctx, state, req)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return results
+}
+
+// parallelSafe reports whether req may run at the same time as other
+// parallel-safe calls: it cannot change anything. A call to an unknown tool
+// does nothing and is safe; a tool that classifies calls per argument is
+// asked, on arguments that pass preflight.
+func (s *snapshot[C]) parallelSafe(req Request) bool {
+	e, ok := s.tools[req.Name]
+	if !ok {
+		return true
+	}
+	if e.classifier == nil {
+		return e.def.Safety == ReadOnly
+	}
+	v, _, res := e.pf.run(req.Name, req.Args)
+	if res != nil {
+		return true // it will not run
+	}
+	return classify(e, v) == ReadOnly
+}

@@ -1,0 +1,171 @@
+package tool_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+type stepArgs struct {
+	N int `json:"n"`
+}
+
+// batchLog records when each call of a batch starts and ends, in fake time.
+type batchLog struct {
+	mu      sync.Mutex
+	events  []string
+	running atomic.Int32
+	peak    atomic.Int32
+}
+
+func (l *batchLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, s)
+}
+
+func (l *batchLog) tool(name string, safety tool.Safety, d time.Duration) tool.AnyTool {
+	return tool.New(tool.Definition{Name: name, Description: "Takes a while.", Safety: safety},
+		func(ctx context.Context, in stepArgs) (string, error) {
+			n := l.running.Add(1)
+			for p := l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
+			}
+			defer l.running.Add(-1)
+			l.add("start " + name + strconv.Itoa(in.N))
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			l.add("end " + name + strconv.Itoa(in.N))
+			return name + strconv.Itoa(in.N), nil
+		})
+}
+
+func reqs(specs ...string) []tool.Request {
+	out := make([]tool.Request, len(specs))
+	for i, s := range specs {
+		out[i] = tool.Request{ID: strconv.Itoa(i), Name: s[:len(s)-1], Args: []byte(`{"n":` + s[len(s)-1:] + `}`)}
+	}
+	return out
+}
+
+func TestBatchOrderAndParallelism(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &batchLog{}
+		r := registryWith(t, nil, l.tool("read", tool.ReadOnly, time.Second), l.tool("write", tool.Mutating, time.Second))
+		start := time.Now()
+		res := r.CallBatch(context.Background(), struct{}{}, reqs("read1", "read2", "write3", "write4", "read5", "read6", "read7"), nil)
+		require.Len(t, res, 7)
+		for i, want := range []string{"read1", "read2", "write3", "write4", "read5", "read6", "read7"} {
+			tooltest.WantText(t, res[i], want)
+			assert.Equal(t, strconv.Itoa(i), res[i].CallID)
+		}
+		assert.Equal(t, 4*time.Second, time.Since(start), "two reads together, each write alone, three reads together")
+		assert.Equal(t, []string{"start write3", "end write3", "start write4", "end write4"}, l.events[4:8],
+			"writes run alone and in order, after the reads before them")
+		assert.EqualValues(t, 3, l.peak.Load())
+	})
+}
+
+func TestBatchParallelismBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &batchLog{}
+		r := registryWith(t, nil, l.tool("read", tool.ReadOnly, 10*time.Millisecond))
+		calls := make([]tool.Request, 64)
+		for i := range calls {
+			calls[i] = tool.Request{ID: strconv.Itoa(i), Name: "read", Args: []byte(`{"n":1}`)}
+		}
+		start := time.Now()
+		r.CallBatch(context.Background(), struct{}{}, calls, &tool.BatchOptions{Parallelism: 8})
+		assert.Equal(t, 80*time.Millisecond, time.Since(start))
+		assert.EqualValues(t, 8, l.peak.Load())
+
+		l.peak.Store(0)
+		r.CallBatch(context.Background(), struct{}{}, calls[:20], nil)
+		assert.EqualValues(t, tool.DefaultParallelism, l.peak.Load())
+	})
+}
+
+func TestBatchFailuresStayInTheirCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &batchLog{}
+		boom := tool.New(tool.Definition{Name: "boom", Description: "Panics.", Safety: tool.ReadOnly},
+			func(context.Context, stepArgs) (string, error) { panic("boom") })
+		hang := tool.New(tool.Definition{Name: "hang", Description: "Ignores its context.", Safety: tool.ReadOnly, Timeout: time.Second},
+			func(context.Context, stepArgs) (string, error) { time.Sleep(time.Hour); return "", nil })
+		r := registryWith(t, &tool.RegistryOptions{Grace: time.Second}, l.tool("read", tool.ReadOnly, 100*time.Millisecond), boom, hang)
+		start := time.Now()
+		res := r.CallBatch(context.Background(), struct{}{}, reqs("read1", "boom1", "hang1", "nope1", "read2"), nil)
+		tooltest.WantText(t, res[0], "read1")
+		tooltest.WantStatus(t, res[1], tool.Panicked)
+		tooltest.WantStatus(t, res[2], tool.TimedOut)
+		tooltest.WantStatus(t, res[3], tool.UnknownTool)
+		tooltest.WantText(t, res[4], "read2")
+		assert.Equal(t, 2*time.Second, time.Since(start), "the hang ends at its deadline and grace")
+		time.Sleep(time.Hour)
+	})
+}
+
+func TestBatchCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &batchLog{}
+		r := registryWith(t, nil, l.tool("read", tool.ReadOnly, time.Second), l.tool("write", tool.Mutating, time.Second))
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(1500*time.Millisecond, cancel)
+		res := r.CallBatch(ctx, struct{}{}, reqs("write1", "write2", "write3", "read4"), nil)
+		tooltest.WantOK(t, res[0])
+		tooltest.WantStatus(t, res[1], tool.Canceled)
+		tooltest.WantTextContains(t, res[1], "may have done part")
+		for _, r := range res[2:] {
+			tooltest.WantStatus(t, r, tool.Canceled)
+			tooltest.WantTextContains(t, r, "before it started")
+		}
+		assert.Equal(t, []string{"start write1", "end write1", "start write2"}, l.events)
+	})
+}
+
+// A tool that is read-only for some arguments runs in parallel only for
+// those.
+func TestBatchUsesTheClassifier(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var running, peak atomic.Int32
+		sh := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs a command.", Safety: tool.Mutating},
+			func(ctx context.Context, in shellArgs) (string, error) {
+				n := running.Add(1)
+				defer running.Add(-1)
+				if n > peak.Load() {
+					peak.Store(n)
+				}
+				time.Sleep(time.Second)
+				return in.Command, nil
+			}), tool.ApprovalHooks[shellArgs]{Classify: func(in shellArgs) tool.Safety {
+			if in.Command == "ls" {
+				return tool.ReadOnly
+			}
+			return tool.SafetyUnspecified
+		}})
+		r := registryWith(t, nil, sh)
+		ls := tool.Request{Name: "sh", Args: []byte(`{"command":"ls"}`)}
+		mk := tool.Request{Name: "sh", Args: []byte(`{"command":"make"}`)}
+		start := time.Now()
+		r.CallBatch(context.Background(), struct{}{}, []tool.Request{ls, ls, ls, mk, mk}, nil)
+		assert.Equal(t, 3*time.Second, time.Since(start))
+		assert.EqualValues(t, 3, peak.Load())
+	})
+}
+
+func TestBatchEmpty(t *testing.T) {
+	r := tool.NewRegistry[struct{}](nil)
+	assert.Empty(t, r.CallBatch(context.Background(), struct{}{}, nil, nil))
+}

@@ -1,0 +1,116 @@
+package tool
+
+import "fmt"
+
+// Verdict is a policy's answer for one call.
+type Verdict uint8
+
+const (
+	// Ask the approver.
+	Ask Verdict = iota
+	// Allow the call without asking.
+	Allow
+	// Deny the call without asking.
+	DenyCall
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Ask:
+		return "ask"
+	case Allow:
+		return "allow"
+	case DenyCall:
+		return "deny"
+	}
+	return fmt.Sprintf("Verdict(%d)", v)
+}
+
+// PolicyInput is what a policy decides from.
+type PolicyInput struct {
+	Tool string
+	// Safety is the class of this call: the tool's Classifier's answer, or
+	// its Definition's class, with SafetyUnspecified read as Mutating.
+	Safety Safety
+	// Static is the Definition's class, as declared.
+	Static      Safety
+	Tier        Tier
+	Requirement Requirement
+}
+
+// Policy maps a call to allow, deny or ask. It must be fast and must not
+// block: it runs on every call.
+type Policy interface {
+	Decide(in PolicyInput) Verdict
+}
+
+// PolicyFunc adapts a function to [Policy].
+type PolicyFunc func(in PolicyInput) Verdict
+
+// Decide calls f(in).
+func (f PolicyFunc) Decide(in PolicyInput) Verdict { return f(in) }
+
+// AskForWritesPolicy is the default policy: read-only calls and tools in
+// the Observe tier run without asking; everything else is asked about.
+// A call's own requirement comes first: RequireAuto runs, RequireAsk,
+// RequireAskAlways and RequireScoped ask, even for a read-only tool
+// (reading outside the workspace is worth a question). Confirm-tier tools
+// are always asked about.
+func AskForWritesPolicy() Policy {
+	return PolicyFunc(func(in PolicyInput) Verdict {
+		switch in.Requirement.Mode {
+		case RequireAuto:
+			return Allow
+		case RequireAsk, RequireAskAlways, RequireScoped:
+			return Ask
+		}
+		switch in.Tier {
+		case Observe:
+			return Allow
+		case Confirm:
+			return Ask
+		}
+		if in.Safety == ReadOnly {
+			return Allow
+		}
+		return Ask
+	})
+}
+
+// ReadOnlyPolicy runs read-only calls as [AskForWritesPolicy] does and
+// denies every other call: for planning and review agents.
+func ReadOnlyPolicy() Policy {
+	ask := AskForWritesPolicy()
+	return PolicyFunc(func(in PolicyInput) Verdict {
+		if in.Safety != ReadOnly {
+			return DenyCall
+		}
+		return ask.Decide(in)
+	})
+}
+
+// AllowAllPolicy runs every call without asking, ask-always requirements
+// included. For sandboxes and trusted automation only.
+func AllowAllPolicy() Policy {
+	return PolicyFunc(func(PolicyInput) Verdict { return Allow })
+}
+
+// DenyAllPolicy denies every call.
+func DenyAllPolicy() Policy {
+	return PolicyFunc(func(PolicyInput) Verdict { return DenyCall })
+}
+
+// NonInteractive turns p's "ask" into "deny", for sessions no one watches
+// (background sub-agents, scheduled jobs). A nil p means
+// [AskForWritesPolicy].
+func NonInteractive(p Policy) Policy {
+	if p == nil {
+		p = AskForWritesPolicy()
+	}
+	return PolicyFunc(func(in PolicyInput) Verdict {
+		if v := p.Decide(in); v != Ask {
+			return v
+		}
+		return DenyCall
+	})
+}

@@ -1,0 +1,97 @@
+package tool
+
+import (
+	"context"
+	"errors"
+
+	"github.com/toolbelt-go/tool/internal/linediff"
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+// Preview is what an approver is shown of a call before it runs.
+type Preview struct {
+	// Title is a one-line heading ("Edit main.go").
+	Title string
+	// Summary says what the call will do, in a sentence or a command line.
+	Summary string
+	// Edits are file changes the call will make, old and new content.
+	Edits []Edit
+	// Locations are the files, URLs or resources the call touches.
+	Locations []string
+	// Basic is set when the tool gave no preview (or its Describe failed)
+	// and this one was made from the arguments.
+	Basic bool
+}
+
+// Edit is one file change in a [Preview].
+type Edit struct {
+	Path     string
+	Old, New string
+}
+
+// Diff renders the edit as a line diff: "- " removed, "+ " added, two
+// spaces for context, "@@ line N" before each hunk.
+func (e Edit) Diff() string { return linediff.Unified(e.Old, e.New) }
+
+var errNoDescriber = errors.New("no preview")
+
+// Bounds of what the approver is shown.
+const (
+	maxPreviewLine = 1 << 10
+	maxPreviewText = 256 << 10
+	maxLocations   = 100
+)
+
+// describe builds the call's preview. It never fails: a tool without a
+// Describer, or whose Describe errs or panics, gets a basic preview made
+// from its arguments. Every string is made safe to show (see visible).
+func describe[C any](ctx context.Context, call *Call[C], argsText string) (p Preview) {
+	def := call.Definition()
+	basic := Preview{Title: def.DisplayName(), Summary: argsText, Basic: true}
+	d, ok := As[Describer](call.tool)
+	if !ok {
+		return basic
+	}
+	func() {
+		defer func() {
+			if recover() != nil {
+				p = basic
+			}
+		}()
+		var err error
+		if p, err = d.Describe(ctx, call.value); err != nil {
+			p = basic
+		}
+	}()
+	if p.Title == "" {
+		p.Title = def.DisplayName()
+	}
+	return p.visible()
+}
+
+// visible returns the preview with control, bidirectional and zero-width
+// characters shown as escapes, so what the approver reads is what the bytes
+// say, and every field bounded.
+func (p Preview) visible() Preview {
+	p.Title = text.Bound(text.Visible(p.Title, true), maxPreviewLine)
+	p.Summary = text.Bound(text.Visible(p.Summary, false), maxPreviewText)
+	if len(p.Edits) > 0 {
+		edits := make([]Edit, len(p.Edits))
+		for i, e := range p.Edits {
+			edits[i] = Edit{
+				Path: text.Bound(text.Visible(e.Path, true), maxPreviewLine),
+				Old:  text.Bound(text.Visible(e.Old, false), maxPreviewText),
+				New:  text.Bound(text.Visible(e.New, false), maxPreviewText),
+			}
+		}
+		p.Edits = edits
+	}
+	if len(p.Locations) > 0 {
+		locs := make([]string, 0, min(len(p.Locations), maxLocations))
+		for _, l := range p.Locations[:min(len(p.Locations), maxLocations)] {
+			locs = append(locs, text.Bound(text.Visible(l, true), maxPreviewLine))
+		}
+		p.Locations = locs
+	}
+	return p
+}

@@ -54,6 +54,6 @@ var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // for decades. A machine whose clock reads 2000 to 2009 only loses speed; a
 // bubble would have to run ten years of fake time to be misjudged.
 func inSyncTestBubble() bool {
-	d := time.Now().Sub(bubbleEpoch)
+	d := time.Since(bubbleEpoch)
 	return d >= 0 && d < 10*365*24*time.Hour
 }

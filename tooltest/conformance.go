@@ -17,8 +17,9 @@ import (
 // needs no help from the test.
 type Suite struct {
 	// ValidArgs gives, per tool name, arguments the tool accepts. The
-	// cancellation and goroutine rules need them; a tool without an entry
-	// is tried with {} and the rules are skipped if that is refused.
+	// mutation, cancellation and goroutine rules need them; for a tool
+	// without an entry the suite tries {} and arguments generated from the
+	// schema ([GenerateArgs]), and skips those rules if all are refused.
 	ValidArgs map[string]string
 	// MaxDescription bounds description length; default 1024 characters
 	// (the smallest limit among major providers).
@@ -53,7 +54,8 @@ var adversarial = []struct{ name, args string }{
 // not too long; schemas register (compile, object root, no outside
 // references), declare properties and reject unknown keys; adversarial
 // arguments come back Invalid, never run, never panic; wrappers keep
-// optional interfaces; a call ends soon after its context is cancelled; no
+// optional interfaces; arguments derived from valid ones by [Mutations]
+// come back Invalid; a call ends soon after its context is cancelled; no
 // goroutine is left running after a call.
 func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 	t.Helper()
@@ -80,7 +82,9 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 		tl := tl
 		def := tl.Definition()
 		t.Run(def.Name, func(t *testing.T) {
-			reg := tool.NewRegistry[struct{}](nil)
+			// A long grace: a tool that ignores cancellation must not be
+			// hidden by the registry giving up on it.
+			reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Grace: time.Hour})
 			regErr := reg.AddAny(tl)
 			t.Run("description is present and not too long", func(t *testing.T) {
 				if strings.TrimSpace(def.Description) == "" {
@@ -132,8 +136,24 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 			})
 			args, ok := s.ValidArgs[def.Name]
 			if !ok {
-				args = "{}"
+				args = acceptedArgs(reg, def)
 			}
+			t.Run("mutated arguments are refused", func(t *testing.T) {
+				if !accepts(reg, def.Name, args) {
+					t.Skipf("no valid arguments to mutate: set Suite.ValidArgs[%q]", def.Name)
+				}
+				muts, err := Mutations(def.InputSchema, args)
+				if err != nil {
+					t.Fatalf("cannot derive mutations: %v", err)
+				}
+				for _, m := range muts {
+					res := Call(t, reg, struct{}{}, def.Name, m.Args)
+					var ae *tool.ArgsError
+					if res.Status != tool.Invalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
+						t.Errorf("%s: %s\nwant an Invalid result with problems, got\n%s", m.Name, m.Args, ModelView(res))
+					}
+				}
+			})
 			t.Run("call ends soon after cancellation", func(t *testing.T) {
 				if !accepts(reg, def.Name, args) {
 					t.Skipf("no valid arguments: set Suite.ValidArgs[%q]", def.Name)
@@ -161,6 +181,19 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 			})
 		})
 	}
+}
+
+// acceptedArgs finds arguments the tool accepts: {} or generated ones.
+func acceptedArgs(reg *tool.Registry[struct{}], def tool.Definition) string {
+	if accepts(reg, def.Name, "{}") {
+		return "{}"
+	}
+	for seed := range uint64(20) {
+		if a, err := GenerateArgs(def.InputSchema, seed); err == nil && accepts(reg, def.Name, a) {
+			return a
+		}
+	}
+	return "{}"
 }
 
 func accepts(reg *tool.Registry[struct{}], name, args string) bool {

@@ -47,6 +47,21 @@
 // with the JSON pointer, what was expected, the allowed values and a
 // corrected example.
 //
+// The tool runs under a deadline: its Definition's Timeout or the
+// registry's default, with a [TimeoutError] cause. A tool that ignores its
+// context is abandoned after a grace period and counted in
+// [Registry.Stats].
+//
+// # Approval, events and batches
+//
+// [Approval] is the middleware that asks before a call changes anything:
+// a [Policy] decides from the call's [Safety] class, [Tier] and
+// [Requirement]; an [Approver] is shown a [Preview] and answers; what runs
+// is bound to what was approved. An [Observer] in [RegistryOptions]
+// receives each call's events in order ([ReportProgress] adds progress),
+// and [Registry.CallBatch] runs one model turn's calls, read-only ones in
+// parallel.
+//
 // # Results
 //
 // Every call produces one [*Result] with two views: the model view

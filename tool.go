@@ -25,14 +25,14 @@ type Definition struct {
 	InputSchema json.RawMessage
 	// OutputSchema optionally describes the structured result.
 	OutputSchema json.RawMessage
-	// Safety is the tool's static safety class, for approval policies to
-	// read (this release ships none: it records the class and lists it in
-	// golden definitions). Policies should treat the zero value,
-	// [SafetyUnspecified], as [Mutating].
+	// Safety is the tool's static safety class, read by approval policies
+	// and by [Registry.CallBatch] (only ReadOnly calls run in parallel). A
+	// [Classifier] may refine it per call. The zero value,
+	// [SafetyUnspecified], counts as [Mutating].
 	Safety Safety
 	// Tier says whether the tool runs without asking (Observe) or needs
-	// confirmation (Confirm), for approval policies as Safety is. The zero
-	// value leaves the decision to the policy.
+	// confirmation (Confirm), for approval policies. The zero value leaves
+	// the decision to the policy.
 	Tier Tier
 	// Timeout bounds one call to the tool, from when it starts (time spent
 	// waiting for approval does not count). Zero means the registry's

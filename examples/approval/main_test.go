@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 func TestAnswersFromTheTerminal(t *testing.T) {
@@ -36,4 +38,9 @@ func TestClosedInputDenies(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(context.Background(), strings.NewReader(""), &out, false))
 	assert.Contains(t, out.String(), "-> call_1 edit_file [denied]")
+}
+
+func TestToolsConform(t *testing.T) {
+	p := &project{files: map[string]string{}}
+	tooltest.Conformance(t, tooltest.Suite{}, p.tools()...)
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 func TestRun(t *testing.T) {
@@ -16,4 +18,8 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, got, "b1     [##########] built pkg05\n  b1     finished: ok\nmodel sees: built 5 packages")
 	assert.Contains(t, got, "b2     finished: timed_out\nmodel sees: The call to build timed out: it ran longer than its 200ms time limit.")
 	assert.Contains(t, got, "  f1 [ok] fetched https://go.dev\n  f2 [ok] fetched https://pkg.go.dev\n  w1 [ok] noted: both fetched\n  f3 [ok]")
+}
+
+func TestToolsConform(t *testing.T) {
+	tooltest.Conformance(t, tooltest.Suite{}, tools()...)
 }

@@ -100,7 +100,7 @@ type ApprovalOptions[C any] struct {
 	// for this middleware.
 	Memory Memory
 	// Session names the session a call belongs to, which "allow always" is
-	// remembered for. Nil puts every call in one session, "".
+	// remembered for. Nil means [Request.Session].
 	Session func(call *Call[C]) string
 }
 
@@ -164,7 +164,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	default:
 		return deniedResult(call.Name, ErrDenied, "the session's policy does not allow "+safety.String()+" calls to this tool")
 	}
-	session := ""
+	session := call.Session
 	if a.opts.Session != nil {
 		session = a.opts.Session(call)
 	}

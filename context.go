@@ -13,6 +13,10 @@ type Request struct {
 	// Args is the arguments as the model wrote them. Absent, empty,
 	// whitespace-only and null arguments mean {}.
 	Args json.RawMessage
+	// Session names the conversation the call belongs to. Pagination
+	// cursors are bound to it, and approval remembers "allow always" per
+	// session unless ApprovalOptions.Session says otherwise.
+	Session string
 }
 
 // Call is one call on its way through the pipeline: what middlewares and
@@ -25,6 +29,8 @@ type Call[C any] struct {
 	Name string
 	// State is the host's per-call state, passed to Registry.Call.
 	State C
+	// Session is Request.Session.
+	Session string
 	// Args is the raw arguments. After preflight they have been validated;
 	// [Call.Value] holds the decoded tree that was validated.
 	Args json.RawMessage
@@ -37,7 +43,8 @@ type Call[C any] struct {
 	// guarded is set once the deadline stage runs the tool: a Wrap inside
 	// then calls its tool directly.
 	guarded bool
-	seal    *seal // what an approval covered, checked before the tool runs
+	seal    *seal      // what an approval covered, checked before the tool runs
+	page    *pageScope // the cursor stage's result, for paginated tools
 
 	// Set by preflight.
 	value       any

@@ -21,6 +21,7 @@ type preflight struct {
 	args      *argsSchema
 	prep      preparer      // a typed tool that decodes in preflight, if it validated against the same schema
 	validator ArgsValidator // the tool's own extra check, if any
+	paginated bool          // the cursor stage runs after validation
 	err       error         // the tool cannot run (bad definition)
 }
 
@@ -48,6 +49,7 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	}
 	pf.args = &argsSchema{tool: def.Name, schema: s, limits: lim.parser()}
 	pf.validator, _ = As[ArgsValidator](t)
+	_, pf.paginated = As[pageMarker](t)
 	return pf
 }
 
@@ -78,6 +80,12 @@ func preflightCall[C any](call *Call[C]) *Result {
 		call.prepared, call.preparedFor = prepared, call.pf.prep
 	}
 	call.value, call.validated = v, true
+	if call.pf.paginated {
+		if res := verifyCursor(call); res != nil {
+			call.value, call.validated = nil, false
+			return res
+		}
+	}
 	return nil
 }
 
@@ -172,6 +180,9 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	if call.events != nil || idle != nil {
 		ctx = context.WithValue(ctx, scopeKey{}, &callScope{events: call.events, idle: idle})
 	}
+	if call.page != nil {
+		ctx = context.WithValue(ctx, pageKey{}, call.page)
+	}
 
 	call.guarded = true
 	done := make(chan outcome, 1) // buffered: an abandoned tool's late send never blocks
@@ -222,7 +233,22 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
 	}
-	return settle(ctx, call.Name, o.res, o.err)
+	return outputStage(call, settle(ctx, call.Name, o.res, o.err))
+}
+
+// outputStage makes the model view safe (every text block escaped) and
+// applies the byte cap: the Definition's MaxOutputBytes, else the
+// registry's.
+func outputStage[C any](call *Call[C], res *Result) *Result {
+	for i := range res.Content {
+		res.Content[i].Text = text.Clean(res.Content[i].Text)
+	}
+	limit := call.runtime().maxOut
+	if call.def != nil && call.def.MaxOutputBytes > 0 {
+		limit = call.def.MaxOutputBytes
+	}
+	capOutput(res, limit)
+	return res
 }
 
 // settle turns what a tool returned into its Result. A call whose context
@@ -252,7 +278,7 @@ func errorResult(name string, err error) *Result {
 	var te *Error
 	if !errors.As(err, &te) {
 		return &Result{Status: Failed, IsError: true, Err: err,
-			Content: []Content{Text(text.Bound("Error: "+err.Error(), maxErrorText))}}
+			Content: []Content{Text(headTail("Error: "+err.Error(), maxErrorText))}}
 	}
 	status := te.Status
 	if status == OK {
@@ -277,11 +303,18 @@ func errorResult(name string, err error) *Result {
 	for _, m := range te.MustFollow {
 		b.WriteString("\nYou must: " + m)
 	}
-	return &Result{Status: status, IsError: true, Err: err, Content: []Content{Text(text.Bound(b.String(), maxErrorText))}}
+	return &Result{Status: status, IsError: true, Err: err, Content: []Content{Text(headTail(b.String(), maxErrorText))}}
 }
 
 // canceledResult is the result of a call whose context ended: before the
 // tool started, while it ran, or with the tool abandoned (still running).
+// headTail bounds an error text, keeping its start and its end, where
+// error output says what went wrong.
+func headTail(s string, max int) string {
+	s, _ = text.HeadTail(s, max)
+	return s
+}
+
 func canceledResult(ctx context.Context, name string, stage runStage) *Result {
 	cause := context.Cause(ctx)
 	status := Canceled

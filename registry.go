@@ -31,6 +31,14 @@ type RegistryOptions struct {
 	Grace time.Duration
 	// Observer, if set, receives the events of every call.
 	Observer Observer
+	// Keyring signs and verifies the cursors of paginated tools. Nil means
+	// a random key made for this registry: cursors then work only in this
+	// process. Replicas that share cursors share a Keyring
+	// ([KeyringFromSecret]).
+	Keyring *Keyring
+	// MaxOutputBytes caps the model view of a result for tools whose
+	// Definition sets no cap. Zero means [DefaultMaxOutputBytes].
+	MaxOutputBytes int
 }
 
 // Registry holds a set of tools under unique names and runs calls to them
@@ -302,7 +310,7 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	case !ok:
 		res = unknownTool(req.Name, s.names)
 	default:
-		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args,
+		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args, Session: req.Session,
 			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
 		res = s.handler(ctx, call)
 		if res == nil {

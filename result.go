@@ -35,6 +35,9 @@ type Result struct {
 	// Started and Duration time the call through the pipeline.
 	Started  time.Time     `json:"-"`
 	Duration time.Duration `json:"-"`
+	// Truncated counts the bytes the output cap cut from the model view
+	// (see Definition.MaxOutputBytes).
+	Truncated int `json:"-"`
 }
 
 // Content is one block of the model view.

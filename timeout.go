@@ -71,14 +71,33 @@ type runtimeConfig struct {
 	grace    time.Duration
 	observer Observer
 	counters *counters
+	maxOut   int // byte cap on a result's model view
+
+	keyOnce sync.Once
+	keyring *Keyring
+}
+
+// cursorKeyring returns the configured keyring, or a random one made on
+// first use (cursors then verify only in this process).
+func (rt *runtimeConfig) cursorKeyring() *Keyring {
+	rt.keyOnce.Do(func() {
+		if rt.keyring == nil {
+			rt.keyring = newRandomKeyring()
+		}
+	})
+	return rt.keyring
 }
 
 var standaloneCounters counters
 
-var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters}
+var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters, maxOut: DefaultMaxOutputBytes}
 
 func newRuntime(o *RegistryOptions) *runtimeConfig {
-	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{}}
+	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{},
+		keyring: o.Keyring, maxOut: o.MaxOutputBytes}
+	if rt.maxOut <= 0 {
+		rt.maxOut = DefaultMaxOutputBytes
+	}
 	if rt.timeout == 0 {
 		rt.timeout = DefaultTimeout
 	}

@@ -44,9 +44,9 @@ type Definition struct {
 	// the absolute cap. For tools whose run time varies widely but which
 	// can tell they are still working.
 	IdleTimeout time.Duration
-	// MaxOutputBytes is the cap on the model view of one result, for the
-	// output stage. This release checks that it is not negative but does not
-	// apply it; error and validation texts are always bounded.
+	// MaxOutputBytes caps the model view of one result: text blocks keep
+	// their head and tail around a marker of what was cut. Zero means the
+	// registry's cap ([RegistryOptions.MaxOutputBytes]).
 	MaxOutputBytes int
 	// Hidden tools can be called but are left out of [Registry.Definitions].
 	Hidden bool

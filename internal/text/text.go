@@ -145,3 +145,28 @@ func Bound(s string, max int) string {
 	note := "\n… [" + strconv.Itoa(len(s)) + " bytes in all; cut to fit]"
 	return Cut(s, max-len(note)) + note
 }
+
+// HeadTail returns s unchanged when it fits in max bytes. Otherwise it keeps
+// the head (two thirds) and the tail (one third), cut on character
+// boundaries, joined by a marker that says how many bytes were left out,
+// and returns that count. The result is never longer than max (for max ≥
+// 96); the start and the end of an output are where a reader looks.
+func HeadTail(s string, max int) (string, int) {
+	if len(s) <= max {
+		return s, 0
+	}
+	// The marker's length depends on the count it prints; size it for the
+	// largest count possible, len(s).
+	marker := func(n int) string { return "\n[… " + strconv.Itoa(n) + " bytes cut here …]\n" }
+	room := max - len(marker(len(s)))
+	if room <= 0 {
+		return Cut(s, max), len(s) - len(Cut(s, max))
+	}
+	head := Cut(s, room*2/3)
+	tailStart := len(s) - (room - len(head))
+	for tailStart < len(s) && !utf8.RuneStart(s[tailStart]) {
+		tailStart++
+	}
+	cut := tailStart - len(head)
+	return head + marker(cut) + s[tailStart:], cut
+}

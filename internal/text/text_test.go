@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -87,9 +88,33 @@ func FuzzBound(f *testing.F) {
 		if len(b) > n || !utf8.ValidString(b) {
 			t.Fatalf("Bound(%q, %d) = %q", in, n, b)
 		}
+		h, cut := HeadTail(in, n+32)
+		if len(h) > n+32 || !utf8.ValidString(h) || (cut == 0) != (h == in) {
+			t.Fatalf("HeadTail(%q, %d) = %q, %d", in, n+32, h, cut)
+		}
+		if cut > 0 && len(in)-cut > len(h) {
+			t.Fatalf("HeadTail(%q) kept %d bytes of the input but returned only %d", in, len(in)-cut, len(h))
+		}
 		c := Clean(s)
 		if !utf8.ValidString(c) {
 			t.Fatalf("Clean(%q) is not valid UTF-8", s)
 		}
 	})
+}
+
+func TestHeadTail(t *testing.T) {
+	s := strings.Repeat("a", 100) + strings.Repeat("é", 100) + strings.Repeat("z", 100)
+	got, cut := HeadTail(s, 200)
+	if len(got) > 200 || !utf8.ValidString(got) {
+		t.Fatalf("HeadTail = %q (%d bytes)", got, len(got))
+	}
+	if !strings.HasPrefix(got, "aaaa") || !strings.HasSuffix(got, "zzzz") {
+		t.Errorf("head and tail not kept: %q", got)
+	}
+	if !strings.Contains(got, "["+"… "+strconv.Itoa(cut)+" bytes cut here …]") {
+		t.Errorf("marker missing the count %d: %q", cut, got)
+	}
+	if same, n := HeadTail("short", 200); same != "short" || n != 0 {
+		t.Errorf("short input changed: %q %d", same, n)
+	}
 }

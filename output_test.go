@@ -1,0 +1,164 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+func TestOutputByteCap(t *testing.T) {
+	big := "HEAD" + strings.Repeat("é", 20_000) + "TAIL"
+	tests := []struct {
+		name    string
+		def     tool.Definition
+		opts    tool.RegistryOptions
+		fn      func() (*tool.Result, error)
+		wantMax int
+	}{
+		{name: "definition cap", def: tool.Definition{MaxOutputBytes: 1000},
+			fn: func() (*tool.Result, error) { return tool.TextResult(big), nil }, wantMax: 1000},
+		{name: "registry cap", opts: tool.RegistryOptions{MaxOutputBytes: 2000},
+			fn: func() (*tool.Result, error) { return tool.TextResult(big), nil }, wantMax: 2000},
+		{name: "package default", fn: func() (*tool.Result, error) { return tool.TextResult(big + big), nil }, wantMax: tool.DefaultMaxOutputBytes},
+		{name: "error text", def: tool.Definition{MaxOutputBytes: 1000},
+			fn: func() (*tool.Result, error) { return nil, &tool.Error{Message: big} }, wantMax: 1000},
+		{name: "binary output", def: tool.Definition{MaxOutputBytes: 1000},
+			fn: func() (*tool.Result, error) {
+				return tool.TextResult("HEAD" + strings.Repeat("\xff\x00\xfe", 2000) + "TAIL"), nil
+			}, wantMax: 1000},
+		{name: "several blocks", def: tool.Definition{MaxOutputBytes: 1000},
+			fn: func() (*tool.Result, error) {
+				return &tool.Result{Content: []tool.Content{tool.Text("HEAD" + strings.Repeat("a", 500)), tool.Text(strings.Repeat("b", 900) + "TAIL"), tool.Text("dropped")}}, nil
+			}, wantMax: 1100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.def.Name, tt.def.Description = "out", "Prints a lot."
+			tt.def.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+			r := registryWith(t, &tt.opts, tool.NewRaw(tt.def, func(context.Context, json.RawMessage) (*tool.Result, error) { return tt.fn() }))
+			res := tooltest.Call(t, r, struct{}{}, "out", "")
+			txt := res.Text()
+			assert.LessOrEqual(t, len(txt), tt.wantMax)
+			assert.True(t, utf8.ValidString(txt))
+			assert.True(t, strings.HasPrefix(txt, "HEAD") || strings.HasPrefix(txt, "Error: HEAD"), "head kept: %.40q", txt)
+			assert.Contains(t, txt, "bytes cut here")
+			assert.Positive(t, res.Truncated)
+			b, err := json.Marshal(res)
+			require.NoError(t, err)
+			assert.True(t, json.Valid(b))
+			if tt.name != "several blocks" {
+				assert.True(t, strings.HasSuffix(txt, "TAIL"), "tail kept: %q", txt[max(0, len(txt)-40):])
+			}
+		})
+	}
+}
+
+func TestOutputCapDropsLargeOrBrokenStructured(t *testing.T) {
+	type row struct{ Line string }
+	many := tool.New(tool.Definition{Name: "rows", Description: "Returns rows.", MaxOutputBytes: 500},
+		func(context.Context, noArgs) ([]row, error) {
+			return make([]row, 100), nil
+		})
+	broken := tool.NewRaw(tool.Definition{Name: "broken", Description: "Returns broken JSON.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: []tool.Content{tool.Text("ok")}, Structured: json.RawMessage(`{"a":`)}, nil
+		})
+	r := registryWith(t, nil, many, broken)
+	res := tooltest.Call(t, r, struct{}{}, "rows", "")
+	assert.Nil(t, res.Structured, "cut JSON is not JSON")
+	assert.LessOrEqual(t, len(res.Text()), 500)
+	res = tooltest.Call(t, r, struct{}{}, "broken", "")
+	assert.Nil(t, res.Structured)
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.True(t, json.Valid(b))
+}
+
+func TestCapItems(t *testing.T) {
+	items := make([]int, 120)
+	for i := range items {
+		items[i] = i
+	}
+	g := tool.OutputGuard{ExploreCap: 100}
+	next := func(n int) *int { return &n }
+	tests := []struct {
+		name      string
+		args      tool.OutputArgs
+		wantFirst int
+		wantLen   int
+		overflow  *tool.Overflow
+		hint      string
+	}{
+		{name: "exploring: capped", args: tool.OutputArgs{}, wantLen: 100,
+			overflow: &tool.Overflow{Shown: 100, Total: 120}, hint: `detail_level "full"`},
+		{name: "exploring: explicit limit", args: tool.OutputArgs{Limit: 10}, wantLen: 10,
+			overflow: &tool.Overflow{Shown: 10, Total: 120}},
+		{name: "exploring: all fit", args: tool.OutputArgs{Limit: 500}, wantLen: 120},
+		{name: "focused: first page", args: tool.OutputArgs{DetailLevel: "full"}, wantLen: 50,
+			overflow: &tool.Overflow{Shown: 50, Total: 120, NextOffset: next(50)}, hint: "offset 50"},
+		{name: "focused: middle page", args: tool.OutputArgs{DetailLevel: "full", Offset: 50, Limit: 30}, wantFirst: 50, wantLen: 30,
+			overflow: &tool.Overflow{Shown: 30, Total: 120, NextOffset: next(80)}},
+		{name: "focused: last page", args: tool.OutputArgs{DetailLevel: "full", Offset: 100}, wantFirst: 100, wantLen: 20,
+			overflow: &tool.Overflow{Shown: 20, Total: 120}, hint: "last page"},
+		{name: "focused: past the end", args: tool.OutputArgs{DetailLevel: "full", Offset: 500},
+			overflow: &tool.Overflow{Shown: 0, Total: 120}, hint: "past the end"},
+		{name: "focused: everything", args: tool.OutputArgs{DetailLevel: "full", Limit: 1000}, wantLen: 120},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, o := tool.CapItems(g, items, tt.args)
+			assert.Len(t, got, tt.wantLen)
+			if tt.wantLen > 0 {
+				assert.Equal(t, tt.wantFirst, got[0])
+			}
+			if tt.overflow == nil {
+				assert.Nil(t, o)
+				return
+			}
+			require.NotNil(t, o)
+			assert.Equal(t, tt.overflow.Shown, o.Shown)
+			assert.Equal(t, tt.overflow.Total, o.Total)
+			assert.Equal(t, tt.overflow.NextOffset, o.NextOffset)
+			assert.Contains(t, o.Hint, tt.hint)
+		})
+	}
+	_, o := tool.CapFiles(tool.OutputGuard{}, make([]string, 300), tool.OutputArgs{})
+	assert.Equal(t, 200, o.Shown, "default exploring cap")
+	assert.Contains(t, o.Hint, "files")
+	_, o = tool.CapFiles(tool.OutputGuard{}, make([]string, 300), tool.OutputArgs{DetailLevel: "full"})
+	assert.Equal(t, 50, o.Shown, "default page limit")
+	b, _ := json.Marshal(o)
+	assert.Contains(t, string(b), `"next_offset":50`)
+	b, _ = json.Marshal(tool.Overflow{Shown: 1, Total: 2})
+	assert.NotContains(t, string(b), "next_offset")
+}
+
+// A typed tool that embeds OutputArgs gets detail_level, offset and limit
+// in its schema.
+func TestOutputArgsEmbed(t *testing.T) {
+	type grepArgs struct {
+		Pattern string `json:"pattern"`
+		tool.OutputArgs
+	}
+	g := tool.New(tool.Definition{Name: "grep", Description: "Finds lines."},
+		func(_ context.Context, in grepArgs) (any, error) {
+			lines := make([]string, 500)
+			shown, o := tool.CapItems(tool.OutputGuard{}, lines, in.OutputArgs)
+			return map[string]any{"lines": len(shown), "overflow": o}, nil
+		})
+	res := tooltest.Run(t, g, `{"pattern":"x","detail_level":"full","offset":450}`)
+	tooltest.WantOK(t, res)
+	tooltest.WantTextContains(t, res, `"lines":50`, `"hint":`)
+	tooltest.WantStatus(t, tooltest.Run(t, g, `{"pattern":"x","detail_level":"everything"}`), tool.Invalid)
+	var props map[string]any
+	require.NoError(t, json.Unmarshal(tool.OutputArgsSchema(), &props))
+	assert.Len(t, props, 3)
+}

@@ -1,0 +1,148 @@
+package tool
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// PageArgs are the arguments every paginated tool takes. Embed it in the
+// argument type of a tool made with [NewPaginated]:
+//
+//	type ListArgs struct {
+//		Dir string `json:"dir"`
+//		tool.PageArgs
+//	}
+type PageArgs struct {
+	Cursor   string `json:"cursor,omitempty" jsonschema:"description=The next_cursor of the previous page; omit it for the first page. Keep the other arguments the same between pages."`
+	PageSize int    `json:"page_size,omitempty" jsonschema:"minimum=1,maximum=1000,description=How many results per page"`
+}
+
+func (p *PageArgs) pageArgs() *PageArgs { return p }
+
+// Page is what a paginated tool is told about the page it must produce.
+type Page struct {
+	// State is the state the tool returned with the previous page, verified:
+	// the pipeline only passes on state it signed itself, for this tool,
+	// session and arguments. Nil on the first page.
+	State []byte
+	// Size is the page size the model asked for (0 if it did not); it may
+	// change from page to page.
+	Size int
+}
+
+// Paged is the result of a paginated tool, as the model sees it.
+type Paged[Out any] struct {
+	Results Out `json:"results"`
+	// NextCursor is set when there is another page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// NewPaginated makes a tool whose results come in pages. fn produces one
+// page and returns the state it needs to produce the next (an offset, a
+// key; nil after the last page). The pipeline signs that state into an
+// opaque next_cursor with the registry's [Keyring], bound to the tool, the
+// session ([Request.Session]), the arguments other than cursor and
+// page_size, and an expiry. On the next call it verifies the cursor during
+// preflight and hands fn the state back; a forged, altered, expired or
+// foreign cursor is refused with a message that tells the model to start
+// again without one. In must embed [PageArgs].
+func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in In, page Page) (Out, []byte, error)) AnyTool {
+	var err error
+	if _, ok := any(new(In)).(interface{ pageArgs() *PageArgs }); !ok {
+		err = fmt.Errorf("tool %s: the argument type %v must embed tool.PageArgs to be paginated", def.Name, reflect.TypeFor[In]())
+	}
+	inner := New(def, func(ctx context.Context, in In) (Paged[Out], error) {
+		ps, _ := ctx.Value(pageKey{}).(*pageScope)
+		pa := any(&in).(interface{ pageArgs() *PageArgs }).pageArgs()
+		if ps == nil {
+			if pa.Cursor != "" {
+				return Paged[Out]{}, errors.New("tool: a cursor reached a paginated tool outside the pipeline")
+			}
+			ps = &pageScope{}
+		}
+		out, next, err := fn(ctx, in, Page{State: ps.state, Size: pa.PageSize})
+		if err != nil {
+			return Paged[Out]{}, err
+		}
+		p := Paged[Out]{Results: out}
+		if next != nil {
+			if ps.keyring == nil {
+				return Paged[Out]{}, errors.New("tool: a paginated tool ran outside the pipeline and cannot sign its next page")
+			}
+			now := ps.keyring.now()
+			c, err := ps.keyring.sign(cursorClaims{tool: ps.tool, session: ps.session, argsHash: ps.argsHash,
+				issued: now.Unix(), exp: now.Add(ps.keyring.ttl()).Unix(), state: next})
+			if err != nil {
+				return Paged[Out]{}, err
+			}
+			p.NextCursor = c
+		}
+		return p, nil
+	})
+	return &paginated{AnyTool: inner, err: err}
+}
+
+type paginated struct {
+	AnyTool
+	err error
+}
+
+func (p *paginated) Unwrap() any  { return p.AnyTool }
+func (p *paginated) isPaginated() {}
+
+func (p *paginated) constructionError() error {
+	if p.err != nil {
+		return p.err
+	}
+	if cc, ok := As[constructionChecker](p.AnyTool); ok {
+		return cc.constructionError()
+	}
+	return nil
+}
+
+type pageMarker interface{ isPaginated() }
+
+// pageScope is the cursor stage's state for one call of a paginated tool.
+type pageScope struct {
+	keyring  *Keyring
+	tool     string
+	session  string
+	argsHash [sha256.Size]byte
+	state    []byte
+}
+
+type pageKey struct{}
+
+// verifyCursor is the cursor stage, run in preflight for paginated tools:
+// it hashes the arguments other than cursor and page_size and, when the
+// model sent a cursor, verifies it.
+func verifyCursor[C any](call *Call[C]) *Result {
+	m, _ := call.value.(map[string]any)
+	rest := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != "cursor" && k != "page_size" {
+			rest[k] = v
+		}
+	}
+	b, err := json.Marshal(rest)
+	if err != nil {
+		return misconfigured(call.Name, err)
+	}
+	ps := &pageScope{keyring: call.runtime().cursorKeyring(), tool: call.Name, session: call.Session, argsHash: sha256.Sum256(b)}
+	if c, _ := m["cursor"].(string); c != "" {
+		state, err := ps.keyring.verify(c, ps.tool, ps.session, ps.argsHash)
+		if err != nil {
+			var ce *CursorError
+			errors.As(err, &ce)
+			p := Problem{Pointer: "/cursor", Code: "cursor", Message: ce.modelText() + "; call " + call.Name + " again without a cursor to start from the first page"}
+			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, err))
+		}
+		ps.state = state
+	}
+	call.page = ps
+	return nil
+}

@@ -1,0 +1,236 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+type listArgs struct {
+	Dir string `json:"dir"`
+	tool.PageArgs
+}
+
+// lister pages through 25 numbered files of dir; its state is the offset.
+func lister() tool.AnyTool {
+	return tool.NewPaginated(tool.Definition{Name: "list", Description: "Lists files, a page at a time."},
+		func(_ context.Context, in listArgs, page tool.Page) ([]string, []byte, error) {
+			off := 0
+			if page.State != nil {
+				off = int(binary.BigEndian.Uint32(page.State))
+			}
+			size := page.Size
+			if size == 0 {
+				size = 10
+			}
+			var out []string
+			for i := off; i < min(off+size, 25); i++ {
+				out = append(out, in.Dir+"/f"+strconv.Itoa(i))
+			}
+			if off+size >= 25 {
+				return out, nil, nil
+			}
+			return out, binary.BigEndian.AppendUint32(nil, uint32(off+size)), nil
+		})
+}
+
+func secret(b byte) []byte { return []byte(strings.Repeat(string(rune('a'+b)), 32)) }
+
+func keyring(t *testing.T, clock *tooltest.Clock, current tool.Key, retained ...tool.Key) *tool.Keyring {
+	t.Helper()
+	k, err := tool.NewKeyring(current, retained...)
+	require.NoError(t, err)
+	k.Now = clock.Now
+	k.TTL = 10 * time.Minute
+	return k
+}
+
+type pageOut struct {
+	Results    []string `json:"results"`
+	NextCursor string   `json:"next_cursor"`
+}
+
+func page(t *testing.T, r *tool.Registry[struct{}], session, args string) (pageOut, *tool.Result) {
+	t.Helper()
+	res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "p", Name: "list", Args: []byte(args), Session: session})
+	var p pageOut
+	if res.Status == tool.OK {
+		require.NoError(t, json.Unmarshal([]byte(res.Text()), &p))
+	}
+	return p, res
+}
+
+func withCursor(args, cursor string) string {
+	return strings.TrimSuffix(args, "}") + `,"cursor":` + strconv.Quote(cursor) + `}`
+}
+
+func TestPagination(t *testing.T) {
+	clock := tooltest.NewClock()
+	r := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "k1", Secret: secret(1)})}, lister())
+
+	p1, _ := page(t, r, "s1", `{"dir":"src"}`)
+	assert.Equal(t, []string{"src/f0", "src/f1"}, p1.Results[:2])
+	require.NotEmpty(t, p1.NextCursor)
+
+	p2, _ := page(t, r, "s1", withCursor(`{"dir":"src","page_size":5}`, p1.NextCursor))
+	assert.Equal(t, []string{"src/f10", "src/f11", "src/f12", "src/f13", "src/f14"}, p2.Results, "a page size change is honoured")
+	p3, _ := page(t, r, "s1", withCursor(`{"dir":"src","page_size":20}`, p2.NextCursor))
+	assert.Len(t, p3.Results, 10)
+	assert.Empty(t, p3.NextCursor, "no cursor after the last page")
+}
+
+func TestCursorAttacks(t *testing.T) {
+	clock := tooltest.NewClock()
+	k1 := tool.Key{ID: "k1", Secret: secret(1)}
+	r := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, k1)}, lister(),
+		tool.NewPaginated(tool.Definition{Name: "other", Description: "Another paginated tool."},
+			func(_ context.Context, in listArgs, _ tool.Page) ([]string, []byte, error) { return nil, []byte{1}, nil }))
+	p1, _ := page(t, r, "s1", `{"dir":"src"}`)
+	good := p1.NextCursor
+	raw, err := base64.RawURLEncoding.DecodeString(good)
+	require.NoError(t, err)
+	flip := func(i int) string {
+		b := append([]byte(nil), raw...)
+		b[i] ^= 1
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	otherRes := r.Call(context.Background(), struct{}{}, tool.Request{Name: "other", Args: []byte(`{"dir":"src"}`), Session: "s1"})
+	var otherPage pageOut
+	require.NoError(t, json.Unmarshal([]byte(otherRes.Text()), &otherPage))
+
+	rotatedOut := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "k2", Secret: secret(2)})}, lister())
+
+	tests := []struct {
+		name, session, args string
+		reg                 *tool.Registry[struct{}]
+		want                tool.CursorProblem
+		text                string
+	}{
+		{name: "forged", args: withCursor(`{"dir":"src"}`, "0"), want: tool.CursorMalformed, text: "invalid"},
+		{name: "invented", args: withCursor(`{"dir":"src"}`, "start"), want: tool.CursorMalformed},
+		{name: "bit flipped in the state", args: withCursor(`{"dir":"src"}`, flip(len(raw)-40)), want: tool.CursorBadSignature},
+		{name: "bit flipped in the MAC", args: withCursor(`{"dir":"src"}`, flip(len(raw)-1)), want: tool.CursorBadSignature},
+		{name: "bit flipped in the key ID", args: withCursor(`{"dir":"src"}`, flip(2)), want: tool.CursorUnknownKey},
+		{name: "truncated", args: withCursor(`{"dir":"src"}`, good[:len(good)-4]), want: tool.CursorMalformed},
+		{name: "oversized", args: withCursor(`{"dir":"src"}`, strings.Repeat("A", tool.MaxCursorLen+1)), want: tool.CursorMalformed},
+		{name: "re-encoded with padding", args: withCursor(`{"dir":"src"}`, base64.URLEncoding.EncodeToString(raw)), want: tool.CursorMalformed},
+		{name: "re-encoded in std alphabet", args: withCursor(`{"dir":"src"}`, base64.RawStdEncoding.EncodeToString(raw)+"+/"), want: tool.CursorMalformed},
+		{name: "other arguments", args: withCursor(`{"dir":"docs"}`, good), want: tool.CursorOtherArgs, text: "different request"},
+		{name: "other session", session: "s2", args: withCursor(`{"dir":"src"}`, good), want: tool.CursorOtherSession},
+		{name: "from another tool", args: withCursor(`{"dir":"src"}`, otherPage.NextCursor), want: tool.CursorOtherTool},
+		{name: "rotated-out key", reg: rotatedOut, args: withCursor(`{"dir":"src"}`, good), want: tool.CursorUnknownKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, session := r, "s1"
+			if tt.reg != nil {
+				reg = tt.reg
+			}
+			if tt.session != "" {
+				session = tt.session
+			}
+			_, res := page(t, reg, session, tt.args)
+			tooltest.WantStatus(t, res, tool.Invalid)
+			tooltest.WantTextContains(t, res, "/cursor", "again without a cursor", tt.text)
+			var ce *tool.CursorError
+			require.True(t, errors.As(res.Err, &ce), "cause %v", res.Err)
+			assert.Equal(t, tt.want, ce.Reason)
+			checkModelText(t, res)
+		})
+	}
+
+	t.Run("expired", func(t *testing.T) {
+		clock.Advance(10 * time.Minute)
+		_, res := page(t, r, "s1", withCursor(`{"dir":"src"}`, good))
+		tooltest.WantTextContains(t, res, "expired")
+		var ce *tool.CursorError
+		require.ErrorAs(t, res.Err, &ce)
+		assert.Equal(t, tool.CursorExpired, ce.Reason)
+	})
+}
+
+func TestKeyRotation(t *testing.T) {
+	clock := tooltest.NewClock()
+	old := tool.Key{ID: "old", Secret: secret(1)}
+	r1 := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, old)}, lister())
+	p1, _ := page(t, r1, "", `{"dir":"src"}`)
+
+	// Rotated: new key signs, the old one still verifies.
+	r2 := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "new", Secret: secret(2)}, old)}, lister())
+	p2, res := page(t, r2, "", withCursor(`{"dir":"src"}`, p1.NextCursor))
+	tooltest.WantOK(t, res)
+	assert.Equal(t, "src/f10", p2.Results[0])
+	_, res = page(t, r1, "", withCursor(`{"dir":"src"}`, p2.NextCursor))
+	tooltest.WantStatus(t, res, tool.Invalid) // r1 does not hold "new"
+}
+
+func TestKeyringFromSecretAgreesAcrossProcesses(t *testing.T) {
+	s := []byte("a shared secret of at least 32 bytes!!")
+	k1, err := tool.KeyringFromSecret(s)
+	require.NoError(t, err)
+	k2, _ := tool.KeyringFromSecret(s)
+	r1 := registryWith(t, &tool.RegistryOptions{Keyring: k1}, lister())
+	r2 := registryWith(t, &tool.RegistryOptions{Keyring: k2}, lister())
+	p1, _ := page(t, r1, "", `{"dir":"x"}`)
+	_, res := page(t, r2, "", withCursor(`{"dir":"x"}`, p1.NextCursor))
+	tooltest.WantOK(t, res)
+
+	_, err = tool.KeyringFromSecret([]byte("short"))
+	assert.ErrorContains(t, err, "at least 32")
+	_, err = tool.NewKeyring(tool.Key{ID: "a", Secret: secret(1)}, tool.Key{ID: "a", Secret: secret(2)})
+	assert.ErrorContains(t, err, "used twice")
+}
+
+func TestDefaultKeyringWorksInProcess(t *testing.T) {
+	r := registryWith(t, nil, lister())
+	p1, _ := page(t, r, "", `{"dir":"x"}`)
+	_, res := page(t, r, "", withCursor(`{"dir":"x"}`, p1.NextCursor))
+	tooltest.WantOK(t, res)
+}
+
+func TestPaginatedNeedsPageArgs(t *testing.T) {
+	bad := tool.NewPaginated(tool.Definition{Name: "bad", Description: "No PageArgs."},
+		func(context.Context, struct{ Dir string }, tool.Page) (string, []byte, error) { return "", nil, nil })
+	err := tool.NewRegistry[struct{}](nil).AddAny(bad)
+	assert.ErrorContains(t, err, "must embed tool.PageArgs")
+}
+
+// FuzzCursor: a cursor that is not exactly the one issued is never
+// accepted, and nothing panics.
+func FuzzCursor(f *testing.F) {
+	k, _ := tool.NewKeyring(tool.Key{ID: "k1", Secret: secret(1)})
+	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: k})
+	r.MustAddAny(lister())
+	res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src"}`)})
+	var p pageOut
+	if err := json.Unmarshal([]byte(res.Text()), &p); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(p.NextCursor)
+	f.Add(p.NextCursor[:len(p.NextCursor)-1])
+	f.Add("")
+	f.Add("AAAA")
+	f.Fuzz(func(t *testing.T, c string) {
+		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src","cursor":` + strconv.Quote(c) + `}`)})
+		switch {
+		case c == p.NextCursor || c == "":
+			if res.Status != tool.OK {
+				t.Fatalf("the issued cursor was refused: %s", res.Text())
+			}
+		case res.Status == tool.OK:
+			t.Fatalf("a modified cursor %q was accepted", c)
+		}
+	})
+}

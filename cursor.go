@@ -184,7 +184,6 @@ func (e *CursorError) modelText() string {
 	return "this cursor is invalid (use next_cursor exactly as it was returned; never write one yourself)"
 }
 
-
 // verify decodes and checks a cursor for the given tool, session and
 // arguments, and returns its state. Work is bounded: the size is checked
 // before anything else, and nothing is trusted before the MAC is.

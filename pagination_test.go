@@ -96,7 +96,9 @@ func TestCursorAttacks(t *testing.T) {
 	k1 := tool.Key{ID: "k1", Secret: secret(1)}
 	r := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, k1)}, lister(),
 		tool.NewPaginated(tool.Definition{Name: "other", Description: "Another paginated tool."},
-			func(_ context.Context, in listArgs, _ tool.Page) ([]string, []byte, error) { return nil, []byte{1}, nil }))
+			func(_ context.Context, in listArgs, _ tool.Page) ([]string, []byte, error) {
+				return nil, []byte{1}, nil
+			}))
 	p1, _ := page(t, r, "s1", `{"dir":"src"}`)
 	good := p1.NextCursor
 	raw, err := base64.RawURLEncoding.DecodeString(good)

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/toolbelt-go/tool"
 )
@@ -98,4 +99,50 @@ func ExampleChain() {
 	// run
 	// leave inner
 	// leave outer
+}
+
+// A policy decides from the call's class, tier and requirement.
+func ExampleAskForWritesPolicy() {
+	p := tool.AskForWritesPolicy()
+	for _, in := range []tool.PolicyInput{
+		{Tool: "read_file", Safety: tool.ReadOnly},
+		{Tool: "edit_file", Safety: tool.Mutating},
+		{Tool: "status", Safety: tool.Mutating, Tier: tool.Observe},
+		{Tool: "read_file", Safety: tool.ReadOnly, Requirement: tool.Requirement{Mode: tool.RequireScoped, Scope: "/etc/"}},
+	} {
+		fmt.Println(in.Tool, in.Safety, "->", p.Decide(in), "| non-interactive ->", tool.NonInteractive(p).Decide(in))
+	}
+	// Output:
+	// read_file read-only -> allow | non-interactive -> allow
+	// edit_file mutating -> ask | non-interactive -> deny
+	// status mutating -> allow | non-interactive -> allow
+	// read_file read-only -> ask | non-interactive -> deny
+}
+
+// An approver sees the validated arguments and a preview, and decides.
+func ExampleApproval() {
+	type args struct {
+		Command string `json:"command"`
+	}
+	shell := tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.Mutating},
+		func(_ context.Context, in args) (string, error) { return "ran " + in.Command, nil })
+	approver := tool.ApproverFunc(func(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+		fmt.Println("asked:", req.Tool, string(req.Args))
+		if strings.Contains(string(req.Args), "rm") {
+			return tool.Decision{Kind: tool.Deny, Reason: "do not delete files"}, nil
+		}
+		return tool.Decision{Kind: tool.AllowOnce}, nil
+	})
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAddAny(shell)
+	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	for _, cmd := range []string{"make test", "rm -rf /"} {
+		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "shell", Args: []byte(`{"command":"` + cmd + `"}`)})
+		fmt.Println(res.Status)
+	}
+	// Output:
+	// asked: shell {"command":"make test"}
+	// ok
+	// asked: shell {"command":"rm -rf /"}
+	// denied
 }

@@ -108,8 +108,14 @@ func (h *hooked[In]) decode(args any) (In, bool) {
 	return in, true
 }
 
+// Each hook left nil defers to the wrapped tool's own interface, if any, so
+// wrapping never hides what the tool already does.
+
 func (h *hooked[In]) Classify(args any) Safety {
 	if h.h.Classify == nil {
+		if c, ok := As[Classifier](h.AnyTool); ok {
+			return c.Classify(args)
+		}
 		return SafetyUnspecified
 	}
 	in, ok := h.decode(args)
@@ -121,6 +127,9 @@ func (h *hooked[In]) Classify(args any) Safety {
 
 func (h *hooked[In]) Requirement(args any) Requirement {
 	if h.h.Require == nil {
+		if r, ok := As[Requirer](h.AnyTool); ok {
+			return r.Requirement(args)
+		}
 		return Requirement{}
 	}
 	in, ok := h.decode(args)
@@ -132,6 +141,9 @@ func (h *hooked[In]) Requirement(args any) Requirement {
 
 func (h *hooked[In]) Describe(ctx context.Context, args any) (Preview, error) {
 	if h.h.Describe == nil {
+		if d, ok := As[Describer](h.AnyTool); ok {
+			return d.Describe(ctx, args)
+		}
 		return Preview{}, errNoDescriber
 	}
 	in, ok := h.decode(args)

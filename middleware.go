@@ -34,8 +34,10 @@ func Chain[C any](mws ...Middleware[C]) Middleware[C] {
 // preflight (validating the arguments against t's schema) before the
 // middlewares, recovers panics, and returns every failure as a Result. In a
 // registry, the registry's own preflight has already run and is not
-// repeated. On its own, the wrapped tool also gets the deadline stage with
-// the defaults ([DefaultTimeout], [DefaultGrace]). Optional interfaces of t stay visible through [As].
+// repeated. On its own, the wrapped tool also gets the deadline and output
+// stages with the defaults ([DefaultTimeout], [DefaultGrace],
+// [DefaultMaxOutputBytes]). Optional interfaces of t stay visible through
+// [As].
 func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
 	w := &wrapped[C]{inner: t, def: t.Definition(), pf: newPreflight[C](t, Limits{})}
 	w.h = Chain(mws...)(func(ctx context.Context, call *Call[C]) *Result {

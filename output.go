@@ -16,15 +16,15 @@ const DefaultMaxOutputBytes = 32 << 10
 const minOutputCap = 256
 
 // capOutput is the output stage's byte cap: the text blocks of res, in
-// order, share max bytes. The first block that does not fit keeps its head
+// order, share limit bytes. The first block that does not fit keeps its head
 // and tail around a marker saying how much was cut, and the blocks after it
 // are dropped, with a note (which may take the total up to 100 bytes past
-// max). The host view records the bytes cut in Result.Truncated.
+// limit). The host view records the bytes cut in Result.Truncated.
 // Structured output is dropped when its text rendering had to be cut: a
 // cut JSON value is not JSON.
-func capOutput(res *Result, max int) {
-	max = maxInt(max, minOutputCap)
-	if len(res.Structured) > 0 && (len(res.Structured) > max || !json.Valid(res.Structured)) {
+func capOutput(res *Result, limit int) {
+	limit = max(limit, minOutputCap)
+	if len(res.Structured) > 0 && (len(res.Structured) > limit || !json.Valid(res.Structured)) {
 		res.Truncated += len(res.Structured)
 		res.Structured = nil
 	}
@@ -32,17 +32,17 @@ func capOutput(res *Result, max int) {
 	for _, c := range res.Content {
 		total += len(c.Text)
 	}
-	if total <= max {
+	if total <= limit {
 		return
 	}
-	budget := max
+	budget := limit
 	for i := range res.Content {
 		t := res.Content[i].Text
 		if len(t) <= budget {
 			budget -= len(t)
 			continue
 		}
-		kept, n := text.HeadTail(t, maxInt(budget, minOutputCap/2))
+		kept, n := text.HeadTail(t, max(budget, minOutputCap/2))
 		dropped := 0
 		for _, rest := range res.Content[i+1:] {
 			dropped += len(rest.Text)
@@ -56,13 +56,6 @@ func capOutput(res *Result, max int) {
 		break
 	}
 	res.Structured = nil
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // OutputArgs are arguments a tool with long output can take, to let the
@@ -142,7 +135,7 @@ func capList[T any](g OutputGuard, items []T, a OutputArgs, what string) ([]T, *
 	if a.Limit > 0 {
 		limit = a.Limit
 	}
-	off := min(maxInt(a.Offset, 0), total)
+	off := min(max(a.Offset, 0), total)
 	end := min(off+limit, total)
 	page := items[off:end]
 	if off == 0 && end == total {

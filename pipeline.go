@@ -192,6 +192,8 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 		returned := false
 		defer func() {
 			if !returned {
+				// recover() is nil only for runtime.Goexit: since Go 1.21
+				// a panic(nil) recovers as a *runtime.PanicNilError.
 				p := recover()
 				done <- outcome{panicked: true, value: p, stack: debug.Stack()}
 			}

@@ -2,6 +2,7 @@ package tooltest
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -66,7 +67,7 @@ func Mutations(schema json.RawMessage, validArgs string) ([]Mutation, error) {
 	}
 	out = append(out, Mutation{"unknown key", mustJSON(with("tooltest_unknown_key", 1))})
 	props, _ := s["properties"].(map[string]any)
-	for _, key := range slices.Sorted(mapKeys(props)) {
+	for _, key := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[key].(map[string]any)
 		typ, _ := p["type"].(string) // only single types: a union may accept anything below
 		if typ == "" {
@@ -123,16 +124,6 @@ func Mutations(schema json.RawMessage, validArgs string) ([]Mutation, error) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func wrongTypes(typ string) []any {
@@ -225,7 +216,7 @@ func (g *generator) object(s map[string]any, depth int) map[string]any {
 			}
 		}
 	}
-	for _, k := range slices.Sorted(mapKeys(props)) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[k].(map[string]any)
 		if required[k] || depth < 4 && g.rnd.IntN(2) == 0 {
 			out[k] = g.value(p, depth+1)

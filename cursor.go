@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -119,7 +120,8 @@ const cursorVersion = 1
 // HMAC-SHA256 over all that comes before it.
 func (k *Keyring) sign(c cursorClaims) (string, error) {
 	key := k.keys[0]
-	b := []byte{cursorVersion}
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen16+len(key.ID)+len(c.tool)+len(c.session)+len(c.state)+2*sha256.Size+16)
+	b = append(b, cursorVersion)
 	b = appendField(b, []byte(key.ID))
 	b = appendField(b, []byte(c.tool))
 	b = appendField(b, []byte(c.session))
@@ -192,9 +194,14 @@ func (k *Keyring) verify(s, tool, session string, argsHash [sha256.Size]byte) ([
 	if len(s) == 0 || len(s) > MaxCursorLen {
 		return bad(CursorMalformed)
 	}
+	// Only the one canonical encoding is ours: Strict refuses nonzero
+	// trailing bits, and the decoder would skip newlines, so refuse them.
+	if strings.ContainsAny(s, "\r\n") {
+		return bad(CursorMalformed)
+	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err != nil || base64.RawURLEncoding.EncodeToString(b) != s {
-		return bad(CursorMalformed) // only the one canonical encoding is ours
+	if err != nil {
+		return bad(CursorMalformed)
 	}
 	r := cursorReader{b: b}
 	if v := r.byte(); v != cursorVersion {

@@ -235,19 +235,27 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
 	}
-	return outputStage(call, settle(ctx, call.Name, o.res, o.err))
+	return outputStage(ctx, call, settle(ctx, call.Name, o.res, o.err))
 }
 
 // outputStage makes the model view safe (every text block escaped) and
 // applies the byte cap: the Definition's MaxOutputBytes, else the
-// registry's.
-func outputStage[C any](call *Call[C], res *Result) *Result {
+// registry's. With a spill store, what the cap cuts is kept for
+// read_output, whose own results are never spilled again.
+func outputStage[C any](ctx context.Context, call *Call[C], res *Result) *Result {
+	size := 0
 	for i := range res.Content {
 		res.Content[i].Text = text.Clean(res.Content[i].Text)
+		size += len(res.Content[i].Text)
 	}
-	limit := call.runtime().maxOut
+	rt := call.runtime()
+	limit := rt.maxOut
 	if call.def != nil && call.def.MaxOutputBytes > 0 {
 		limit = call.def.MaxOutputBytes
+	}
+	if rt.spill != nil && size > limit && call.Name != ReadOutputTool &&
+		spillOutput(ctx, call, res, limit, rt.spill) {
+		return res
 	}
 	capOutput(res, limit)
 	return res

@@ -39,6 +39,14 @@ type RegistryOptions struct {
 	// MaxOutputBytes caps the model view of a result for tools whose
 	// Definition sets no cap. Zero means [DefaultMaxOutputBytes].
 	MaxOutputBytes int
+	// Spill, if set, keeps the part of a result the cap cut (for caps of
+	// 1 KiB and more), and the registry gets a read-only tool named
+	// [ReadOutputTool] with which the model reads it by cursor: the marker
+	// where the output was cut gives the first cursor. The cursors are
+	// signed with Keyring and bound to the session; what is kept expires
+	// with them. Nil means cut output is gone. [NewMemorySpill] is the
+	// in-memory store.
+	Spill SpillStore
 }
 
 // Registry holds a set of tools under unique names and runs calls to them
@@ -78,6 +86,13 @@ func NewRegistry[C any](opts *RegistryOptions) *Registry[C] {
 	r := &Registry[C]{}
 	if opts != nil {
 		r.opts = *opts
+	}
+	if r.opts.Spill != nil {
+		limit := r.opts.MaxOutputBytes
+		if limit <= 0 {
+			limit = DefaultMaxOutputBytes
+		}
+		r.MustAdd(readOutput[C]{store: r.opts.Spill, limit: max(limit, minSpillCap)})
 	}
 	return r
 }

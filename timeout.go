@@ -71,7 +71,8 @@ type runtimeConfig struct {
 	grace    time.Duration
 	observer Observer
 	counters *counters
-	maxOut   int // byte cap on a result's model view
+	maxOut   int        // byte cap on a result's model view
+	spill    SpillStore // where cut output is kept, if anywhere
 
 	keyOnce sync.Once
 	keyring *Keyring
@@ -94,7 +95,7 @@ var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace
 
 func newRuntime(o *RegistryOptions) *runtimeConfig {
 	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{},
-		keyring: o.Keyring, maxOut: o.MaxOutputBytes}
+		keyring: o.Keyring, maxOut: o.MaxOutputBytes, spill: o.Spill}
 	if rt.maxOut <= 0 {
 		rt.maxOut = DefaultMaxOutputBytes
 	}

@@ -135,6 +135,20 @@ func Cut(s string, max int) string {
 	return s[:i]
 }
 
+// CutLine is Cut that prefers to end after a newline: when one falls in
+// the last quarter of the prefix Cut returns, the prefix ends there, so a
+// reader gets whole lines.
+func CutLine(s string, max int) string {
+	c := Cut(s, max)
+	if len(c) == len(s) {
+		return c
+	}
+	if i := strings.LastIndexByte(c, '\n'); i >= 0 && i >= len(c)-len(c)/4 {
+		return c[:i+1]
+	}
+	return c
+}
+
 // Bound returns s unchanged when it fits in max bytes, and otherwise cuts it
 // on a character boundary and appends a note of how much was left out; the
 // result is never longer than max (for max ≥ 64).
@@ -152,21 +166,35 @@ func Bound(s string, max int) string {
 // and returns that count. The result is never longer than max (for max ≥
 // 96); the start and the end of an output are where a reader looks.
 func HeadTail(s string, max int) (string, int) {
+	out, headEnd, tailStart := HeadTailMarked(s, max, func(n int) string { return "\n[… " + strconv.Itoa(n) + " bytes cut here …]\n" })
+	return out, tailStart - headEnd
+}
+
+// HeadTailMarked is HeadTail with the caller's marker, which is given the
+// number of bytes cut; marker(n) must be no longer than marker(len(s)) for
+// any n ≤ len(s). It also returns where the cut starts and ends in s:
+// s[headEnd:tailStart] is what was left out, and both ends are character
+// boundaries. When max has no room for the marker, only the head is kept,
+// with no marker, and tailStart is len(s).
+func HeadTailMarked(s string, max int, marker func(cut int) string) (out string, headEnd, tailStart int) {
 	if len(s) <= max {
-		return s, 0
+		return s, len(s), len(s)
 	}
 	// The marker's length depends on the count it prints; size it for the
 	// largest count possible, len(s).
-	marker := func(n int) string { return "\n[… " + strconv.Itoa(n) + " bytes cut here …]\n" }
 	room := max - len(marker(len(s)))
 	if room <= 0 {
-		return Cut(s, max), len(s) - len(Cut(s, max))
+		head := Cut(s, max)
+		return head, len(head), len(s)
 	}
-	head := Cut(s, room*2/3)
-	tailStart := len(s) - (room - len(head))
+	head := CutLine(s, room*2/3)
+	tailStart = len(s) - (room - len(head))
 	for tailStart < len(s) && !utf8.RuneStart(s[tailStart]) {
 		tailStart++
 	}
-	cut := tailStart - len(head)
-	return head + marker(cut) + s[tailStart:], cut
+	// Start the tail on a line too, when a line starts early enough in it.
+	if i := strings.IndexByte(s[tailStart:], '\n'); i >= 0 && i < (len(s)-tailStart)/4 {
+		tailStart += i + 1
+	}
+	return head + marker(tailStart-len(head)) + s[tailStart:], len(head), tailStart
 }

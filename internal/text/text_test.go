@@ -95,11 +95,39 @@ func FuzzBound(f *testing.F) {
 		if cut > 0 && len(in)-cut > len(h) {
 			t.Fatalf("HeadTail(%q) kept %d bytes of the input but returned only %d", in, len(in)-cut, len(h))
 		}
+		m := func(cut int) string { return "[" + strconv.Itoa(cut) + "]" }
+		out, headEnd, tailStart := HeadTailMarked(in, n, m)
+		if len(out) > n || !utf8.ValidString(out) || headEnd > tailStart ||
+			(tailStart > headEnd && out != in[:headEnd]+m(tailStart-headEnd)+in[tailStart:] && out != in[:headEnd]) {
+			t.Fatalf("HeadTailMarked(%q, %d) = %q, %d, %d", in, n, out, headEnd, tailStart)
+		}
+		if l := CutLine(in, n); len(l) > n || !strings.HasPrefix(in, l) || !utf8.ValidString(l) {
+			t.Fatalf("CutLine(%q, %d) = %q", in, n, l)
+		}
 		c := Clean(s)
 		if !utf8.ValidString(c) {
 			t.Fatalf("Clean(%q) is not valid UTF-8", s)
 		}
 	})
+}
+
+func TestCutLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdefghij\nklmnop", 12, "abcdefghij\n"},  // a newline in the last quarter
+		{"a\nbcdefghijklmnop", 12, "a\nbcdefghijk"}, // too early: a plain cut
+		{"abcdefghé", 9, "abcdefgh"},                // never inside a character
+		{"0123456789\n", 10, "0123456789"},          // the newline itself does not fit
+	}
+	for _, tt := range tests {
+		if got := CutLine(tt.in, tt.max); got != tt.want {
+			t.Errorf("CutLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
 }
 
 func TestHeadTail(t *testing.T) {

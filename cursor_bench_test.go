@@ -1,0 +1,52 @@
+package tool
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"testing"
+	"time"
+)
+
+// The cursor benchmarks compare signing and verifying a cursor with its
+// floor, the two bare HMAC-SHA256 of the same payload that signing and
+// verifying cannot do without (the target is at most 1.5×):
+//
+//	go test -run '^$' -bench 'Cursor' -count 5
+
+func benchClaims() cursorClaims {
+	return cursorClaims{tool: "list_files", session: "session-42", argsHash: sha256.Sum256([]byte(`{"dir":"src"}`)),
+		issued: 1_800_000_000, exp: 1_800_003_600, state: []byte("offset:000001200")}
+}
+
+func BenchmarkCursorFloorHMAC(b *testing.B) {
+	k, _ := KeyringFromSecret([]byte("0123456789abcdef0123456789abcdef"))
+	c := benchClaims()
+	payload := []byte(c.tool + c.session + string(c.argsHash[:]) + "issued-exp......" + string(c.state))
+	b.ReportAllocs()
+	for b.Loop() {
+		m := hmac.New(sha256.New, k.keys[0].Secret)
+		m.Write(payload)
+		sig := m.Sum(nil)
+		m = hmac.New(sha256.New, k.keys[0].Secret)
+		m.Write(payload)
+		if !hmac.Equal(m.Sum(nil), sig) {
+			b.Fatal("mismatch")
+		}
+	}
+}
+
+func BenchmarkCursorSignVerify(b *testing.B) {
+	k, _ := KeyringFromSecret([]byte("0123456789abcdef0123456789abcdef"))
+	k.Now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	c := benchClaims()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := k.sign(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := k.verify(s, c.tool, c.session, c.argsHash); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

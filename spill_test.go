@@ -1,0 +1,259 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+var cursorInText = regexp.MustCompile(`read_output with \{"cursor":"([A-Za-z0-9_-]+)"\}`)
+
+// numberedLines is output whose every part can be told apart: line i says
+// i, with some multi-byte text so cuts must respect characters.
+func numberedLines(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "line %05d — ünïcödé\n", i)
+	}
+	return b.String()
+}
+
+func bigTool(name, out string) tool.AnyTool {
+	return tool.NewRaw(tool.Definition{Name: name, Description: "Prints a lot.", Safety: tool.ReadOnly,
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult(out), nil })
+}
+
+func spillRegistry(t *testing.T, store tool.SpillStore, capBytes int, tools ...tool.AnyTool) *tool.Registry[struct{}] {
+	t.Helper()
+	return registryWith(t, &tool.RegistryOptions{Spill: store, MaxOutputBytes: capBytes}, tools...)
+}
+
+func callAs(r *tool.Registry[struct{}], session, name, args string) *tool.Result {
+	return r.Call(context.Background(), struct{}{}, tool.Request{ID: "c", Name: name, Session: session, Args: json.RawMessage(args)})
+}
+
+// readAll follows read_output cursors from a cut result to the end and
+// returns the parts read, in order.
+func readAll(t *testing.T, r *tool.Registry[struct{}], session string, res *tool.Result, capBytes int) []string {
+	t.Helper()
+	var parts []string
+	for range 1000 {
+		m := cursorInText.FindStringSubmatch(res.Text())
+		if m == nil {
+			return parts
+		}
+		res = callAs(r, session, tool.ReadOutputTool, `{"cursor":"`+m[1]+`"}`)
+		require.Equal(t, tool.OK, res.Status, res.Text())
+		txt := res.Text()
+		require.LessOrEqual(t, len(txt), capBytes)
+		require.True(t, utf8.ValidString(txt))
+		i := strings.LastIndex(txt, "\n[bytes ")
+		require.Positive(t, i, "trailer missing: %q", txt[max(0, len(txt)-100):])
+		parts = append(parts, txt[:i])
+	}
+	t.Fatal("read_output never reached the end")
+	return nil
+}
+
+func TestSpillReadsBackEverything(t *testing.T) {
+	out := numberedLines(5000) // about 140 KB
+	for _, capBytes := range []int{1024, 4096, 32 << 10} {
+		t.Run(fmt.Sprint(capBytes), func(t *testing.T) {
+			r := spillRegistry(t, tool.NewMemorySpill(0), capBytes, bigTool("big", out))
+			res := callAs(r, "s1", "big", `{}`)
+			require.Equal(t, tool.OK, res.Status)
+			txt := res.Text()
+			assert.LessOrEqual(t, len(txt), capBytes)
+			require.Regexp(t, cursorInText, txt)
+
+			// head + every part read + tail is the output, byte for byte.
+			m := regexp.MustCompile(`(?s)^(.*)\n\[… (\d+) bytes cut here\. To read them, call read_output with \{"cursor":"[^"]+"\} …\]\n(.*)$`).FindStringSubmatch(txt)
+			require.NotNil(t, m, "marker: %q", txt)
+			head, tail := m[1], m[3]
+			parts := readAll(t, r, "s1", res, capBytes)
+			assert.Equal(t, out, head+strings.Join(parts, "")+tail)
+			assert.Equal(t, len(out)-len(head)-len(tail), res.Truncated)
+			assert.Equal(t, fmt.Sprint(res.Truncated), m[2])
+		})
+	}
+}
+
+func TestSpillRefusals(t *testing.T) {
+	clock := tooltest.NewClock()
+	store := tool.NewMemorySpill(300 << 10)
+	store.Now = clock.Now
+	keys, err := tool.KeyringFromSecret([]byte(strings.Repeat("k", 32)))
+	require.NoError(t, err)
+	keys.Now, keys.TTL = clock.Now, time.Minute
+	r := registryWith(t, &tool.RegistryOptions{Spill: store, Keyring: keys, MaxOutputBytes: 4096},
+		bigTool("big", numberedLines(5000)), lister())
+	cursorOf := func(res *tool.Result) string {
+		m := cursorInText.FindStringSubmatch(res.Text())
+		require.NotNil(t, m, res.Text())
+		return m[1]
+	}
+	read := func(session, cursor string) *tool.Result {
+		return callAs(r, session, tool.ReadOutputTool, `{"cursor":"`+cursor+`"}`)
+	}
+
+	t.Run("another session", func(t *testing.T) {
+		res := read("other", cursorOf(callAs(r, "s1", "big", `{}`)))
+		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Contains(t, res.Text(), "different request")
+	})
+	t.Run("altered", func(t *testing.T) {
+		c := []byte(cursorOf(callAs(r, "s1", "big", `{}`)))
+		c[len(c)/2] ^= 1
+		res := read("s1", string(c))
+		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Contains(t, res.Text(), "without a cursor")
+	})
+	t.Run("a page cursor", func(t *testing.T) {
+		page := callAs(r, "s1", "list", `{"dir":"d","page_size":2}`)
+		var p struct {
+			Next string `json:"next_cursor"`
+		}
+		require.NoError(t, json.Unmarshal(page.Structured, &p))
+		require.NotEmpty(t, p.Next)
+		res := read("s1", p.Next)
+		assert.Equal(t, tool.Invalid, res.Status)
+		var ae *tool.ArgsError
+		require.ErrorAs(t, res.Err, &ae)
+	})
+	t.Run("missing", func(t *testing.T) {
+		res := callAs(r, "s1", tool.ReadOutputTool, `{}`)
+		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Contains(t, res.Text(), "cursor")
+	})
+	t.Run("expired", func(t *testing.T) {
+		c := cursorOf(callAs(r, "s1", "big", `{}`))
+		clock.Advance(2 * time.Minute)
+		res := read("s1", c)
+		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Contains(t, res.Text(), "expired")
+	})
+	t.Run("evicted", func(t *testing.T) {
+		first := cursorOf(callAs(r, "s1", "big", `{}`))
+		for range 3 { // each spill is about 136 KB; the store holds 300 KB
+			callAs(r, "s1", "big", `{}`)
+		}
+		res := read("s1", first)
+		assert.Equal(t, tool.Failed, res.Status)
+		assert.Contains(t, res.Text(), "no longer kept")
+		assert.ErrorIs(t, res.Err, tool.ErrSpillGone)
+		assert.LessOrEqual(t, store.Len(), 300<<10)
+	})
+}
+
+func TestSpillFallsBackToPlainCap(t *testing.T) {
+	out := numberedLines(5000)
+	tests := []struct {
+		name     string
+		store    tool.SpillStore
+		capBytes int
+	}{
+		{"store too small", tool.NewMemorySpill(1000), 4096},
+		{"store fails", failingStore{}, 4096},
+		{"cap too small for a cursor", tool.NewMemorySpill(0), 600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := spillRegistry(t, tt.store, tt.capBytes, bigTool("big", out))
+			res := callAs(r, "", "big", `{}`)
+			assert.Equal(t, tool.OK, res.Status)
+			assert.LessOrEqual(t, len(res.Text()), tt.capBytes)
+			assert.Contains(t, res.Text(), "bytes cut here …]")
+			assert.NotContains(t, res.Text(), tool.ReadOutputTool)
+			assert.Positive(t, res.Truncated)
+		})
+	}
+}
+
+type failingStore struct{}
+
+func (failingStore) Put(context.Context, string, []byte, time.Time) error {
+	return fmt.Errorf("disk full")
+}
+func (failingStore) Get(context.Context, string, int, int) ([]byte, error) {
+	return nil, tool.ErrSpillGone
+}
+
+func TestSpillRegistersReadOutput(t *testing.T) {
+	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	defs := r.Definitions()
+	require.Len(t, defs, 1)
+	assert.Equal(t, tool.ReadOutputTool, defs[0].Name)
+	assert.Equal(t, tool.ReadOnly, defs[0].Safety)
+
+	err := r.AddAny(bigTool(tool.ReadOutputTool, "x"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "already registered")
+
+	assert.Empty(t, tool.NewRegistry[struct{}](nil).Definitions(), "no spill store, no read_output")
+}
+
+func TestSpillSmallOutputIsNotSpilled(t *testing.T) {
+	store := tool.NewMemorySpill(0)
+	r := spillRegistry(t, store, 4096, bigTool("small", "just this"))
+	res := callAs(r, "", "small", `{}`)
+	assert.Equal(t, "just this", res.Text())
+	assert.Zero(t, store.Len())
+}
+
+func TestMemorySpill(t *testing.T) {
+	ctx := context.Background()
+	clock := tooltest.NewClock()
+	s := tool.NewMemorySpill(10)
+	s.Now = clock.Now
+	later := clock.Now().Add(time.Minute)
+
+	require.NoError(t, s.Put(ctx, "a", []byte("aaaa"), later))
+	require.NoError(t, s.Put(ctx, "b", []byte("bbbb"), later))
+	got, err := s.Get(ctx, "a", 1, 2)
+	require.NoError(t, err)
+	assert.Equal(t, "aa", string(got))
+	got, err = s.Get(ctx, "b", 2, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "bb", string(got), "a read past the end stops at the end")
+
+	require.NoError(t, s.Put(ctx, "c", []byte("cccc"), later)) // a, the oldest, goes
+	_, err = s.Get(ctx, "a", 0, 1)
+	assert.ErrorIs(t, err, tool.ErrSpillGone)
+	assert.Equal(t, 8, s.Len())
+
+	clock.Advance(time.Minute)
+	_, err = s.Get(ctx, "b", 0, 1)
+	assert.ErrorIs(t, err, tool.ErrSpillGone, "expired")
+	require.NoError(t, s.Put(ctx, "d", []byte("d"), clock.Now().Add(time.Minute)))
+	assert.Equal(t, 1, s.Len(), "expired entries are swept on Put")
+
+	assert.Error(t, s.Put(ctx, "e", make([]byte, 11), later), "larger than the store")
+	_, err = s.Get(ctx, "d", 5, 1)
+	assert.Error(t, err, "offset out of range")
+	_, err = s.Get(ctx, "d", -1, 1)
+	assert.Error(t, err)
+}
+
+func TestMemorySpillStaysBoundedUnderChurn(t *testing.T) {
+	ctx := context.Background()
+	s := tool.NewMemorySpill(1 << 10)
+	for i := range 10_000 {
+		require.NoError(t, s.Put(ctx, fmt.Sprint(i), make([]byte, 100), time.Now().Add(time.Hour)))
+		require.LessOrEqual(t, s.Len(), 1<<10)
+	}
+	got, err := s.Get(ctx, "9999", 0, 100)
+	require.NoError(t, err)
+	assert.Len(t, got, 100)
+}

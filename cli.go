@@ -1,0 +1,249 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ArgsMode is how a [CLI] tool passes the model's arguments to its
+// program.
+type ArgsMode uint8
+
+const (
+	// ArgsAsJSON writes the arguments, as one JSON object, to the
+	// program's standard input.
+	ArgsAsJSON ArgsMode = iota
+	// ArgsAsFlags turns each top-level argument into a command-line flag
+	// (see [CLI.Flags]) or a positional argument (see [CLI.Positional]).
+	ArgsAsFlags
+)
+
+// CLI describes an existing command-line program to expose as a tool,
+// with [NewCLI]. The host declares what the model sees: the Definition,
+// with its InputSchema, is required, and the arguments are validated
+// against it before the program runs.
+type CLI struct {
+	// Definition is the tool's definition; Name, Description and
+	// InputSchema are required. Its Timeout bounds the program.
+	Definition Definition
+	// Path is the program, and Args the arguments it always gets, before
+	// any from the model.
+	Path string
+	Args []string
+	// Dir and Env are the program's working directory and environment, as
+	// in [Command].
+	Dir string
+	Env []string
+	// Mode says how the arguments reach the program.
+	Mode ArgsMode
+	// Flags maps an argument's name to its flag, in ArgsAsFlags mode: an
+	// argument not listed becomes "--name". Strings and numbers are passed
+	// as "--flag=value", so a value can never be read as another flag; true
+	// passes "--flag" alone, false and null nothing; an array passes the
+	// flag once per element. Objects are refused: take them as JSON.
+	Flags map[string]string
+	// Positional lists the arguments passed, in this order, after "--" and
+	// the flags, in ArgsAsFlags mode; an array argument passes each element.
+	Positional []string
+	// KillGrace and PipeWait are as in [Command].
+	KillGrace, PipeWait time.Duration
+}
+
+// NewCLI returns a tool that runs the program of c once per call, under
+// [RunCommand]: the call's timeout and cancellation stop the program and
+// all it started. What the program writes to stdout is the result; when it
+// exits with a nonzero status, or a signal ends it, the result is an error
+// that quotes the tail of its stderr, where programs say what went wrong.
+// Output is kept within the Definition's MaxOutputBytes (or the default),
+// head and tail, like any result.
+func NewCLI(c CLI) AnyTool {
+	def := c.Definition
+	var err error
+	switch {
+	case c.Path == "":
+		err = errors.New("NewCLI needs CLI.Path")
+	case c.Mode > ArgsAsFlags:
+		err = fmt.Errorf("NewCLI: unknown ArgsMode %d", c.Mode)
+	}
+	t := NewRaw(def, func(ctx context.Context, args json.RawMessage) (*Result, error) {
+		if err != nil {
+			return nil, err
+		}
+		return c.run(ctx, args)
+	})
+	if err != nil {
+		return &cliError{AnyTool: t, err: err}
+	}
+	return t
+}
+
+// cliError carries a construction error to Registry.Add.
+type cliError struct {
+	AnyTool
+	err error
+}
+
+func (e *cliError) Unwrap() any              { return e.AnyTool }
+func (e *cliError) constructionError() error { return e.err }
+
+// maxStderrTail bounds the stderr quoted in an error result.
+const maxStderrTail = 2 << 10
+
+func (c *CLI) run(ctx context.Context, args json.RawMessage) (*Result, error) {
+	cmd := Command{Path: c.Path, Args: slices.Clone(c.Args), Dir: c.Dir, Env: c.Env,
+		MaxOutputBytes: c.Definition.MaxOutputBytes, KillGrace: c.KillGrace, PipeWait: c.PipeWait}
+	switch c.Mode {
+	case ArgsAsJSON:
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		cmd.Stdin = bytes.NewReader(args)
+	case ArgsAsFlags:
+		argv, err := c.argv(args)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Args = append(cmd.Args, argv...)
+	}
+	res, err := RunCommand(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	name := c.Definition.Name
+	switch {
+	case res.Signal != "":
+		return nil, &Error{Message: fmt.Sprintf("%s was ended by a signal (%s)%s", name, res.Signal, stderrTail(res)),
+			Cause: fmt.Errorf("%s: signal %s", c.Path, res.Signal)}
+	case res.ExitCode != 0:
+		return nil, &Error{Message: fmt.Sprintf("%s exited with status %d%s", name, res.ExitCode, stderrTail(res)),
+			Cause: fmt.Errorf("%s: exit status %d", c.Path, res.ExitCode)}
+	}
+	out := res.Stdout
+	if out == "" {
+		out = "(" + name + " succeeded with no output)"
+	}
+	return TextResult(out), nil
+}
+
+func stderrTail(res *CommandResult) string {
+	s := strings.TrimSpace(res.Stderr)
+	if s == "" {
+		return "; it wrote nothing to stderr"
+	}
+	if len(s) > maxStderrTail {
+		i := len(s) - maxStderrTail
+		for i < len(s) && s[i]&0xc0 == 0x80 {
+			i++
+		}
+		s = "…" + s[i:]
+	}
+	return ". The end of its stderr:\n" + s
+}
+
+// argv turns validated arguments into flags and positional arguments.
+func (c *CLI) argv(args json.RawMessage) ([]string, error) {
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if len(bytes.TrimSpace(args)) > 0 {
+		if err := d.Decode(&m); err != nil {
+			return nil, fmt.Errorf("tool %s: arguments are not an object: %w", c.Definition.Name, err)
+		}
+	}
+	var flags, positional []string
+	keys := slices.Sorted(maps.Keys(m))
+	for _, k := range keys {
+		if slices.Contains(c.Positional, k) {
+			continue
+		}
+		flag := c.Flags[k]
+		if flag == "" {
+			flag = "--" + k
+		}
+		vals, err := cliValues(k, m[k])
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", c.Definition.Name, err)
+		}
+		for _, v := range vals {
+			switch {
+			case v.flag == flagOn:
+				flags = append(flags, flag)
+			case v.flag == flagOff:
+			default:
+				flags = append(flags, flag+"="+v.text)
+			}
+		}
+	}
+	for _, k := range c.Positional {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		vals, err := cliValues(k, v)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", c.Definition.Name, err)
+		}
+		for _, v := range vals {
+			if v.flag == notBool {
+				positional = append(positional, v.text)
+			}
+		}
+	}
+	if len(positional) > 0 {
+		flags = append(append(flags, "--"), positional...)
+	}
+	return flags, nil
+}
+
+// cliValue is one command-line value: text, or a boolean switch.
+type cliValue struct {
+	text string
+	flag boolFlag
+}
+
+type boolFlag uint8
+
+const (
+	notBool boolFlag = iota
+	flagOn
+	flagOff
+)
+
+// cliValues renders one argument's value as command-line values.
+func cliValues(name string, v any) ([]cliValue, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		if v {
+			return []cliValue{{flag: flagOn}}, nil
+		}
+		return []cliValue{{flag: flagOff}}, nil
+	case string:
+		return []cliValue{{text: v}}, nil
+	case json.Number:
+		return []cliValue{{text: v.String()}}, nil
+	case []any:
+		var out []cliValue
+		for _, e := range v {
+			switch e.(type) {
+			case []any, map[string]any:
+				return nil, fmt.Errorf("argument %q: nested values cannot be passed as flags", name)
+			}
+			s, err := cliValues(name, e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s...)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("argument %q is an object, which cannot be passed as flags; use ArgsAsJSON", name)
+}

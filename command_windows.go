@@ -1,0 +1,36 @@
+//go:build windows
+
+package tool
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+)
+
+// prepare starts the program in a new process group, so console control
+// events meant for the host do not reach it.
+func (t *processTree) prepare(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+}
+
+// signal ends the program's process tree with taskkill, which walks the
+// parent links Windows keeps (/T); force adds /F. Windows has no terminate
+// signal a console program must honour, so without force taskkill asks the
+// program to close, and the forced kill follows after the grace. When
+// taskkill is not available, the program alone is killed.
+func (t *processTree) signal(force bool) {
+	if t.proc == nil {
+		return
+	}
+	args := []string{"/T", "/PID", strconv.Itoa(t.proc.Pid)}
+	if force {
+		args = append([]string{"/F"}, args...)
+	}
+	if err := exec.Command("taskkill", args...).Run(); err != nil && force {
+		t.proc.Kill()
+	}
+}
+
+func exitSignal(*os.ProcessState) string { return "" }

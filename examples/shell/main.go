@@ -1,0 +1,121 @@
+//go:build unix
+
+// Shell shows tools that run programs. run_shell runs a shell command under
+// a one-second timeout: when the command outlives it, the shell and every
+// process it started (here, sleeps in the background and in a subshell)
+// are stopped, and the call returns an answer for the model. count_lines
+// exposes an existing program, wc, as a tool: the model's validated
+// arguments become its command line.
+//
+//	go run ./examples/shell
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// ShellArgs are the arguments of run_shell.
+type ShellArgs struct {
+	Command string `json:"command" jsonschema:"description=A POSIX shell command line"`
+}
+
+func runShell() tool.AnyTool {
+	return tool.New(tool.Definition{Name: "run_shell", Description: "Runs a shell command and returns its output.",
+		Safety: tool.Destructive, Timeout: time.Second},
+		func(ctx context.Context, in ShellArgs) (string, error) {
+			res, err := tool.RunCommand(ctx, tool.Command{Path: "sh", Args: []string{"-c", in.Command}, KillGrace: 200 * time.Millisecond})
+			if err != nil {
+				return "", err // a timeout becomes a TimedOut result
+			}
+			out := strings.TrimRight(res.Stdout, "\n")
+			if res.ExitCode != 0 {
+				out += fmt.Sprintf("\n(exit status %d) %s", res.ExitCode, res.Stderr)
+			}
+			return out, nil
+		})
+}
+
+func countLines(dir string) tool.AnyTool {
+	return tool.NewCLI(tool.CLI{
+		Definition: tool.Definition{Name: "count_lines", Description: "Counts the lines of files.", Safety: tool.ReadOnly,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["files"]}`)},
+		Path: "wc", Args: []string{"-l"}, Dir: dir, Mode: tool.ArgsAsFlags, Positional: []string{"files"},
+	})
+}
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer) error {
+	dir, err := os.MkdirTemp("", "shell-example")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for name, lines := range map[string]int{"a.txt": 3, "b.txt": 5} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("line\n", lines)), 0o644); err != nil {
+			return err
+		}
+	}
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAddAny(runShell(), countLines(dir))
+	call := func(name, args string) *tool.Result {
+		return r.Call(ctx, struct{}{}, tool.Request{ID: "c", Name: name, Args: json.RawMessage(args)})
+	}
+
+	fmt.Fprintln(w, "== run_shell: a quick command")
+	res := call("run_shell", `{"command":"echo hello from $0; exit 3"}`)
+	fmt.Fprintf(w, "[%s] %s\n", res.Status, res.Text())
+
+	fmt.Fprintln(w, "\n== run_shell: a command that outlives its timeout")
+	start := time.Now()
+	pidFile := filepath.Join(dir, "pids")
+	script := fmt.Sprintf("sleep 60 & echo $! >> %[1]s; (sleep 60 & echo $! >> %[1]s; wait) & sleep 60", pidFile)
+	args, _ := json.Marshal(ShellArgs{Command: script})
+	res = call("run_shell", string(args))
+	fmt.Fprintf(w, "[%s] after %.1fs: %s\n", res.Status, time.Since(start).Seconds(), res.Text())
+	// The command wrote the PIDs of its background sleeps to a file before
+	// it was stopped: check that none of them survived.
+	pids, err := os.ReadFile(pidFile)
+	if err != nil {
+		return err
+	}
+	for _, f := range strings.Fields(string(pids)) {
+		pid, _ := strconv.Atoi(f)
+		fmt.Fprintf(w, "background sleep: %s\n", aliveOrGone(pid))
+	}
+
+	fmt.Fprintln(w, "\n== count_lines: wc as a tool")
+	res = call("count_lines", `{"files":["a.txt","b.txt"]}`)
+	fmt.Fprintf(w, "[%s]\n%s", res.Status, res.Text())
+	res = call("count_lines", `{"files":["missing.txt"]}`)
+	fmt.Fprintf(w, "[%s] %s\n", res.Status, res.Text())
+	return nil
+}
+
+func aliveOrGone(pid int) string {
+	// Signal 0 checks that the process exists. A zombie still exists until
+	// its parent (here init, once it was orphaned) reaps it: give it time.
+	for range 200 {
+		if syscall.Kill(pid, 0) != nil {
+			return "gone"
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return "STILL RUNNING (pid " + strconv.Itoa(pid) + ")"
+}

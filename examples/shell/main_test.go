@@ -1,0 +1,24 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRun(t *testing.T) {
+	var out strings.Builder
+	require.NoError(t, run(context.Background(), &out))
+	got := out.String()
+	assert.Contains(t, got, "[ok] hello from sh\n(exit status 3)")
+	assert.Regexp(t, `\[timed_out\] after 1\.\ds: The call to run_shell timed out`, got)
+	assert.Equal(t, 2, strings.Count(got, "background sleep: gone\n"), got)
+	assert.NotContains(t, got, "STILL RUNNING")
+	assert.Regexp(t, `\[ok\]\n\s+3 a.txt\n\s+5 b.txt\n\s+8 total\n`, got)
+	assert.Contains(t, got, "[failed] Error: count_lines exited with status 1. The end of its stderr:\nwc: missing.txt")
+}

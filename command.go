@@ -78,10 +78,12 @@ type CommandResult struct {
 // context's cause, when the call ended before the program did.
 var ErrCommandStopped = errors.New("the command was stopped")
 
-// treeMarkerEnv names the environment variable that marks every process a
-// command starts, so the processes can be found even when they leave the
-// process group.
-const treeMarkerEnv = "TOOLBELT_PROCESS_TREE"
+// treeMarkerEnv starts the name of the environment variable that marks
+// every process a command starts, so the processes can be found even when
+// they leave the process group. Each command's variable has its own name
+// (the prefix and a random ID), so a command run by a process that is
+// itself marked carries both marks and is found by either sweep.
+const treeMarkerEnv = "TOOLBELT_PROCESS_TREE_"
 
 // RunCommand runs c until it exits or ctx is done, whichever comes first,
 // and returns what happened. It never leaves a process behind on purpose:
@@ -131,7 +133,7 @@ func RunCommand(ctx context.Context, c Command) (*CommandResult, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env[:len(env):len(env)], treeMarkerEnv+"="+tree.marker)
+	cmd.Env = append(env[:len(env):len(env)], tree.marker+"=1")
 	tree.prepare(cmd)
 
 	// The pipes are the program's own files: Wait then returns when the
@@ -219,7 +221,7 @@ func RunCommand(ctx context.Context, c Command) (*CommandResult, error) {
 
 // processTree is the set of processes one command started.
 type processTree struct {
-	marker string
+	marker string // the name of its environment variable
 	proc   *os.Process
 }
 
@@ -228,7 +230,7 @@ func newProcessTree() (*processTree, error) {
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, fmt.Errorf("tool: no randomness for the process mark: %w", err)
 	}
-	return &processTree{marker: hex.EncodeToString(id[:])}, nil
+	return &processTree{marker: treeMarkerEnv + hex.EncodeToString(id[:])}, nil
 }
 
 func (t *processTree) started(p *os.Process) { t.proc = p }

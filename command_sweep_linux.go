@@ -13,7 +13,7 @@ import (
 // them as root); without /proc it does nothing and the group signal is
 // all there is. Forks racing the sweep are caught by a few passes.
 func sweepMarked(marker string, sig syscall.Signal) {
-	mark := []byte("\x00" + treeMarkerEnv + "=" + marker + "\x00")
+	mark := []byte("\x00" + marker + "=1\x00")
 	self := os.Getpid()
 	for range 3 {
 		found := 0

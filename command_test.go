@@ -3,10 +3,7 @@
 package tool_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -21,66 +18,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 // These tests run real processes: sh, its children and grandchildren.
 // Every process a test starts carries a mark in its environment; after
-// the test, no live process may carry it.
+// the test, no live process may carry it (tooltest.TrackProcesses).
 
-const testMarkEnv = "TOOLBELT_TEST_MARK"
-
-// marked returns an environment with a fresh mark, and a check that no
-// process with that mark is alive (zombies, which have no environment
-// left, do not count).
-func marked(t *testing.T) []string {
-	t.Helper()
-	var b [8]byte
-	rand.Read(b[:])
-	mark := testMarkEnv + "=" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		// A process killed a moment ago may still be exiting.
-		deadline := time.Now().Add(2 * time.Second)
-		for {
-			alive := markedPIDs(mark)
-			if len(alive) == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				for _, pid := range alive {
-					cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-					t.Errorf("process %d (%s) outlived the command", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
-					if p, err := os.FindProcess(pid); err == nil {
-						p.Kill()
-					}
-				}
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-	return append(os.Environ(), mark)
-}
-
-func markedPIDs(mark string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if string(kv) == mark {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
-}
+// marked returns an environment whose mark tooltest checks: no process
+// carrying it may outlive the test.
+func marked(t *testing.T) []string { return tooltest.TrackProcesses(t) }
 
 func sh(t *testing.T, script string) tool.Command {
 	return tool.Command{Path: "sh", Args: []string{"-c", script}, Env: marked(t), KillGrace: 300 * time.Millisecond}

@@ -1,0 +1,56 @@
+package tooltest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// trackedEnv starts the name of the variable TrackProcesses marks with.
+const trackedEnv = "TOOLTEST_PROCESS_MARK_"
+
+// TrackProcesses returns an environment for the programs a test starts
+// (the host's, plus a fresh mark) and makes the test fail if any process
+// carrying the mark is still alive two seconds after the test ends; such
+// survivors are listed and killed. Pass it as [tool.Command.Env] or
+// [tool.CLI.Env]: every descendant inherits the mark unless it clears its
+// environment.
+//
+// The check reads /proc, so it runs on Linux only; elsewhere the
+// environment is returned and nothing is checked.
+func TrackProcesses(t testing.TB) []string {
+	t.Helper()
+	var id [8]byte
+	rand.Read(id[:])
+	mark := trackedEnv + hex.EncodeToString(id[:]) + "=1"
+	if canTrackProcesses() {
+		t.Cleanup(func() {
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				alive := markedProcesses(mark)
+				if len(alive) == 0 {
+					return
+				}
+				if time.Now().After(deadline) {
+					for _, p := range alive {
+						t.Errorf("process %d (%s) outlived the test", p.pid, strings.TrimSpace(p.cmdline))
+						if proc, err := os.FindProcess(p.pid); err == nil {
+							proc.Kill()
+						}
+					}
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+	return append(os.Environ(), mark)
+}
+
+type markedProcess struct {
+	pid     int
+	cmdline string
+}

@@ -89,7 +89,9 @@ func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit i
 		return false
 	}
 	cut := []byte(full[headEnd:tailStart])
-	if err := store.Put(ctx, hex.EncodeToString(st.id[:]), cut, call.runtime().cursorKeyring().now().Add(call.runtime().cursorKeyring().ttl())); err != nil {
+	keys := call.runtime().cursorKeyring()
+	// What is kept expires with the cursors that lead to it.
+	if err := store.Put(ctx, hex.EncodeToString(st.id[:]), cut, keys.now().Add(keys.ttl())); err != nil {
 		return false
 	}
 	res.Truncated += len(cut) + len(res.Structured)

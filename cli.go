@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // ArgsMode is how a [CLI] tool passes the model's arguments to its
@@ -138,11 +140,7 @@ func stderrTail(res *CommandResult) string {
 		return "; it wrote nothing to stderr"
 	}
 	if len(s) > maxStderrTail {
-		i := len(s) - maxStderrTail
-		for i < len(s) && s[i]&0xc0 == 0x80 {
-			i++
-		}
-		s = "…" + s[i:]
+		s = "…" + text.Tail(s, maxStderrTail)
 	}
 	return ". The end of its stderr:\n" + s
 }

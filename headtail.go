@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // HeadTailBuffer is an io.Writer that keeps the start and the end of what
@@ -133,13 +135,5 @@ func (b *HeadTailBuffer) String() string {
 // Tail returns up to n of the last bytes written, starting on a character
 // boundary: the end of an error output, where the reason usually is.
 func (b *HeadTailBuffer) Tail(n int) string {
-	s := b.String()
-	if len(s) <= n {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return s[i:]
+	return text.Tail(b.String(), n)
 }

@@ -4,13 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"strings"
 	"testing"
 	"time"
-)
 
-// trackedEnv starts the name of the variable TrackProcesses marks with.
-const trackedEnv = "TOOLTEST_PROCESS_MARK_"
+	"github.com/toolbelt-go/tool/internal/procscan"
+)
 
 // TrackProcesses returns an environment for the programs a test starts
 // (the host's, plus a fresh mark) and makes the test fail if any process
@@ -25,19 +23,19 @@ func TrackProcesses(t testing.TB) []string {
 	t.Helper()
 	var id [8]byte
 	rand.Read(id[:])
-	mark := trackedEnv + hex.EncodeToString(id[:]) + "=1"
-	if canTrackProcesses() {
+	mark := "TOOLTEST_PROCESS_MARK_" + hex.EncodeToString(id[:]) + "=1"
+	if procscan.Supported() {
 		t.Cleanup(func() {
 			deadline := time.Now().Add(2 * time.Second)
 			for {
-				alive := markedProcesses(mark)
+				alive := procscan.Marked(mark)
 				if len(alive) == 0 {
 					return
 				}
 				if time.Now().After(deadline) {
 					for _, p := range alive {
-						t.Errorf("process %d (%s) outlived the test", p.pid, strings.TrimSpace(p.cmdline))
-						if proc, err := os.FindProcess(p.pid); err == nil {
+						t.Errorf("process %d (%s) outlived the test", p.PID, p.Cmdline)
+						if proc, err := os.FindProcess(p.PID); err == nil {
 							proc.Kill()
 						}
 					}
@@ -48,9 +46,4 @@ func TrackProcesses(t testing.TB) []string {
 		})
 	}
 	return append(os.Environ(), mark)
-}
-
-type markedProcess struct {
-	pid     int
-	cmdline string
 }

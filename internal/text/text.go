@@ -135,6 +135,19 @@ func Cut(s string, max int) string {
 	return s[:i]
 }
 
+// Tail returns the longest suffix of s of at most n bytes that starts on
+// a character boundary.
+func Tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - max(n, 0)
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
 // CutLine is Cut that prefers to end after a newline: when one falls in
 // the last quarter of the prefix Cut returns, the prefix ends there, so a
 // reader gets whole lines.

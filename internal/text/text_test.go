@@ -101,6 +101,9 @@ func FuzzBound(f *testing.F) {
 			(tailStart > headEnd && out != in[:headEnd]+m(tailStart-headEnd)+in[tailStart:] && out != in[:headEnd]) {
 			t.Fatalf("HeadTailMarked(%q, %d) = %q, %d, %d", in, n, out, headEnd, tailStart)
 		}
+		if tl := Tail(in, n); len(tl) > n || !strings.HasSuffix(in, tl) || !utf8.ValidString(tl) || len(in) > n && len(tl) < n-3 {
+			t.Fatalf("Tail(%q, %d) = %q", in, n, tl)
+		}
 		if l := CutLine(in, n); len(l) > n || !strings.HasPrefix(in, l) || !utf8.ValidString(l) {
 			t.Fatalf("CutLine(%q, %d) = %q", in, n, l)
 		}

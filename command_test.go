@@ -29,7 +29,18 @@ import (
 // carrying it may outlive the test.
 func marked(t *testing.T) []string { return tooltest.TrackProcesses(t) }
 
+// needSetsid skips a test whose script starts a new session when the
+// machine has no setsid program (util-linux, or busybox).
+func needSetsid(t *testing.T, script string) {
+	if strings.Contains(script, "setsid") {
+		if _, err := exec.LookPath("setsid"); err != nil {
+			t.Skip("no setsid on this machine")
+		}
+	}
+}
+
 func sh(t *testing.T, script string) tool.Command {
+	needSetsid(t, script)
 	return tool.Command{Path: "sh", Args: []string{"-c", script}, Env: marked(t), KillGrace: 300 * time.Millisecond}
 }
 

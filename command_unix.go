@@ -24,7 +24,9 @@ func (t *processTree) signal(force bool) {
 	}
 	if t.proc != nil {
 		// The group's ID is the leader's PID; it stays valid while any
-		// member lives, even after the leader was reaped.
+		// member lives, even after the leader was reaped. Once the group
+		// is empty the ID could name another group only if the PID space
+		// wrapped round in the moments since: accepted.
 		syscall.Kill(-t.proc.Pid, sig)
 	}
 	sweepMarked(t.marker, sig)

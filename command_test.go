@@ -192,15 +192,15 @@ func floodPeak(t testing.TB, env []string, n int64, capBytes int) (*tool.Command
 	peak := make(chan uint64)
 	go func() {
 		var ms runtime.MemStats
-		var max uint64
+		var highest uint64
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			runtime.ReadMemStats(&ms)
-			max = maxU(max, ms.HeapInuse)
+			highest = max(highest, ms.HeapInuse)
 			select {
 			case <-done:
-				peak <- max
+				peak <- highest
 				return
 			case <-tick.C:
 			}
@@ -212,8 +212,6 @@ func floodPeak(t testing.TB, env []string, n int64, capBytes int) (*tool.Command
 	require.NoError(t, err)
 	return res, <-peak
 }
-
-func maxU(a, b uint64) uint64 { return max(a, b) }
 
 func TestCommandFloodIsCappedAndDrained(t *testing.T) {
 	n := int64(1 << 30)

@@ -14,7 +14,7 @@ func TestCallAllocationBudget(t *testing.T) {
 		t.Skip("allocation counts are checked in full runs")
 	}
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+	r.MustAdd(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
 	req := tool.Request{ID: "1", Name: "search", Args: benchValid}
 	ctx := context.Background()
 	const budget = 42 // measured 40 (the deadline stage costs 8); the floor itself makes 12

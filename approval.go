@@ -34,16 +34,16 @@ type ApprovalRequest struct {
 type DecisionKind uint8
 
 const (
-	// Deny: the call does not run; Decision.Reason is shown to the model.
-	Deny DecisionKind = iota
-	// AllowOnce runs this call.
-	AllowOnce
-	// AllowAlways runs this call and, from now on in this session, calls to
+	// DecisionDeny: the call does not run; Decision.Reason is shown to the model.
+	DecisionDeny DecisionKind = iota
+	// DecisionAllowOnce runs this call.
+	DecisionAllowOnce
+	// DecisionAllowAlways runs this call and, from now on in this session, calls to
 	// this tool (or, for a scoped requirement, in this scope) without
 	// asking. Ask-always requirements are asked anyway.
-	AllowAlways
-	// EditArgs runs the call with Decision.Args instead, validated again first.
-	EditArgs
+	DecisionAllowAlways
+	// DecisionEdit runs the call with Decision.Args instead, validated again first.
+	DecisionEdit
 )
 
 var decisionNames = [...]string{"deny", "allow_once", "allow_always", "edit"}
@@ -98,7 +98,7 @@ type ApprovalOptions[C any] struct {
 	Timeout time.Duration
 	// Memory keeps "allow always" answers. Nil means a new in-memory store
 	// for this middleware.
-	Memory Memory
+	Memory ApprovalMemory
 	// Session names the session a call belongs to, which "allow always" is
 	// remembered for. Nil means [Request.Session].
 	Session func(call *Call[C]) string
@@ -135,7 +135,7 @@ func Approval[C any](opts ApprovalOptions[C]) Middleware[C] {
 		a.opts.Timeout = DefaultApprovalTimeout
 	}
 	if a.opts.Memory == nil {
-		a.opts.Memory = NewMemory()
+		a.opts.Memory = NewApprovalMemory()
 	}
 	return func(next Handler[C]) Handler[C] {
 		return func(ctx context.Context, call *Call[C]) *Result {
@@ -158,9 +158,9 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	req := a.requirement(call)
 	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
 	switch a.opts.Policy.Decide(in) {
-	case Allow:
+	case VerdictAllow:
 		return a.run(ctx, call, next)
-	case Ask:
+	case VerdictAsk:
 	default:
 		return deniedResult(call.Name, ErrDenied, "the session's policy does not allow "+safety.String()+" calls to this tool")
 	}
@@ -197,18 +197,18 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 		call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Reason: err.Error()}})
 		return a.failed(ctx, wctx, call.Name, err)
 	}
-	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Allowed: d.Kind != Deny && d.Kind <= EditArgs, Reason: text.Visible(d.Reason, false)}})
+	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Allowed: d.Kind != DecisionDeny && d.Kind <= DecisionEdit, Reason: text.Visible(d.Reason, false)}})
 	switch d.Kind {
-	case AllowOnce:
-	case AllowAlways:
+	case DecisionAllowOnce:
+	case DecisionAllowAlways:
 		if remember {
 			// Not remembering only means asking again; it never allows more.
 			_ = a.opts.Memory.Remember(ctx, session, key)
 		}
-	case EditArgs:
+	case DecisionEdit:
 		call.SetArgs(d.Args)
 		if res := preflightCall(call); res != nil {
-			res.Content = []Content{Text("The approver edited the arguments of this call to " + call.Name +
+			res.Content = []Content{TextContent("The approver edited the arguments of this call to " + call.Name +
 				" and the edit is not valid, so the call did not run.\n" + res.Text())}
 			return res
 		}
@@ -269,7 +269,7 @@ func (a *approval[C]) failed(ctx, wctx context.Context, name string, err error) 
 	switch {
 	case ctx.Err() != nil:
 		res := canceledResult(ctx, name, notStarted)
-		res.Content = []Content{Text("The call to " + name + " was cancelled while it waited for approval. It did not run.")}
+		res.Content = []Content{TextContent("The call to " + name + " was cancelled while it waited for approval. It did not run.")}
 		return res
 	case errors.Is(context.Cause(wctx), ErrApprovalTimeout):
 		return deniedResult(name, ErrApprovalTimeout, "no one approved it within "+a.opts.Timeout.String())
@@ -327,5 +327,5 @@ func checkSeal[C any](call *Call[C]) *Result {
 
 func deniedResult(name string, cause error, why string) *Result {
 	msg := "The call to " + name + " was not allowed to run: " + why + ". It did not run. Do not repeat it unchanged; change the approach or ask the user."
-	return &Result{Status: Denied, IsError: true, Err: cause, Content: []Content{Text(text.Bound(msg, maxErrorText))}}
+	return &Result{Status: StatusDenied, IsError: true, Err: cause, Content: []Content{TextContent(text.Bound(msg, maxErrorText))}}
 }

@@ -104,7 +104,7 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 		},
 	})
 	f.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: f.rec})
-	require.NoError(t, f.reg.AddAny(read, write, shell))
+	require.NoError(t, f.reg.Add(read, write, shell))
 	f.reg.Use(tool.Approval(opts))
 	return f
 }
@@ -123,16 +123,16 @@ func TestApprovalOutcomes(t *testing.T) {
 		wantRun   bool
 		wantAsked int
 	}{
-		{name: "allow once", step: tooltest.AllowOnce(), want: tool.OK, wantRun: true, wantAsked: 1},
-		{name: "deny with a reason", step: tooltest.Deny("not that file, use docs/"), want: tool.Denied, wantErr: tool.ErrDenied,
+		{name: "allow once", step: tooltest.AllowOnce(), want: tool.StatusOK, wantRun: true, wantAsked: 1},
+		{name: "deny with a reason", step: tooltest.Deny("not that file, use docs/"), want: tool.StatusDenied, wantErr: tool.ErrDenied,
 			wantText: "the user said: not that file, use docs/", wantAsked: 1},
-		{name: "approver error", step: tooltest.Fail(errors.New("ui crashed")), want: tool.Denied, wantErr: tool.ErrApproverFailed,
+		{name: "approver error", step: tooltest.Fail(errors.New("ui crashed")), want: tool.StatusDenied, wantErr: tool.ErrApproverFailed,
 			wantText: "the approval step failed", wantAsked: 1},
-		{name: "approver panics", step: tooltest.Panic("approver bug"), want: tool.Denied, wantErr: tool.ErrApproverFailed, wantAsked: 1},
-		{name: "script used up", step: nil, want: tool.Denied, wantErr: tooltest.ErrScriptDone, wantAsked: 1},
+		{name: "approver panics", step: tooltest.Panic("approver bug"), want: tool.StatusDenied, wantErr: tool.ErrApproverFailed, wantAsked: 1},
+		{name: "script used up", step: nil, want: tool.StatusDenied, wantErr: tooltest.ErrScriptDone, wantAsked: 1},
 		{name: "unknown decision", step: func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 			return tool.Decision{Kind: 99}, nil
-		}, want: tool.Denied, wantErr: tool.ErrDenied, wantAsked: 1},
+		}, want: tool.StatusDenied, wantErr: tool.ErrDenied, wantAsked: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestApprovalOutcomes(t *testing.T) {
 			}
 			assert.Equal(t, tt.wantRun, len(f.runs()) == 1, "runs: %v", f.runs())
 			assert.Equal(t, tt.wantAsked, f.approver.Asked())
-			if tt.want == tool.Denied {
+			if tt.want == tool.StatusDenied {
 				assert.Contains(t, res.Text(), "It did not run")
 			}
 			assert.Equal(t, "started approval_requested approval_decided finished", f.rec.Kinds("c1"))
@@ -163,7 +163,7 @@ func TestApprovalWaitEnds(t *testing.T) {
 			f := newFixture(t, tool.ApprovalOptions[struct{}]{Timeout: 30 * time.Second}, tooltest.Hang())
 			start := time.Now()
 			res := f.call("c1", "write_file", `{"path":"main.go","content":"x"}`)
-			tooltest.WantStatus(t, res, tool.Denied)
+			tooltest.WantStatus(t, res, tool.StatusDenied)
 			tooltest.WantTextContains(t, res, "no one approved it within 30s")
 			assert.ErrorIs(t, res.Err, tool.ErrApprovalTimeout)
 			assert.Equal(t, 30*time.Second, time.Since(start))
@@ -175,10 +175,10 @@ func TestApprovalWaitEnds(t *testing.T) {
 			stuck := make(chan struct{})
 			f := newFixture(t, tool.ApprovalOptions[struct{}]{Timeout: 30 * time.Second}, func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 				<-stuck
-				return tool.Decision{Kind: tool.AllowOnce}, nil
+				return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 			})
 			res := f.call("c1", "write_file", `{"path":"main.go","content":"x"}`)
-			tooltest.WantStatus(t, res, tool.Denied)
+			tooltest.WantStatus(t, res, tool.StatusDenied)
 			close(stuck) // its late "allow" changes nothing
 			synctest.Wait()
 			assert.Empty(t, f.runs())
@@ -190,7 +190,7 @@ func TestApprovalWaitEnds(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(5*time.Second, cancel)
 			res := f.reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write_file", Args: []byte(`{"path":"main.go","content":"x"}`)})
-			tooltest.WantStatus(t, res, tool.Canceled)
+			tooltest.WantStatus(t, res, tool.StatusCanceled)
 			tooltest.WantTextContains(t, res, "cancelled while it waited for approval", "did not run")
 			assert.Empty(t, f.runs())
 		})
@@ -199,10 +199,10 @@ func TestApprovalWaitEnds(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			slowYes := func(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
 				time.Sleep(time.Minute)
-				return tool.Decision{Kind: tool.AllowOnce}, nil
+				return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 			}
 			r := tool.NewRegistry[struct{}](nil)
-			r.MustAddAny(sleeper("t", time.Second, 500*time.Millisecond))
+			r.MustAdd(sleeper("t", time.Second, 500*time.Millisecond))
 			r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(slowYes)}))
 			tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "t", ""))
 		})
@@ -217,7 +217,7 @@ func TestApprovalPolicyPaths(t *testing.T) {
 
 	deny := newFixture(t, tool.ApprovalOptions[struct{}]{Policy: tool.ReadOnlyPolicy()})
 	res := deny.call("w", "write_file", `{"path":"main.go","content":"x"}`)
-	tooltest.WantStatus(t, res, tool.Denied)
+	tooltest.WantStatus(t, res, tool.StatusDenied)
 	tooltest.WantTextContains(t, res, "policy does not allow mutating calls")
 	tooltest.WantOK(t, deny.call("ls", "shell", `{"command":"cat main.go"}`))
 	res = deny.call("rm", "shell", `{"command":"rm -rf /"}`)
@@ -226,17 +226,17 @@ func TestApprovalPolicyPaths(t *testing.T) {
 	assert.Equal(t, []string{"shell cat main.go"}, deny.runs())
 
 	none := tool.NewRegistry[struct{}](nil)
-	none.MustAddAny(tool.New(tool.Definition{Name: "w", Description: "Writes."}, func(context.Context, noArgs) (string, error) { return "", nil }))
+	none.MustAdd(tool.New(tool.Definition{Name: "w", Description: "Writes."}, func(context.Context, noArgs) (string, error) { return "", nil }))
 	none.Use(tool.Approval(tool.ApprovalOptions[struct{}]{}))
 	res = tooltest.Call(t, none, struct{}{}, "w", "")
-	tooltest.WantStatus(t, res, tool.Denied)
+	tooltest.WantStatus(t, res, tool.StatusDenied)
 	assert.ErrorIs(t, res.Err, tool.ErrNoApprover)
 }
 
 func TestApprovalNeverSeesInvalidArguments(t *testing.T) {
 	f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
 	res := f.call("c", "write_file", `{"path":"","content":"x","extra":1}`)
-	tooltest.WantStatus(t, res, tool.Invalid)
+	tooltest.WantStatus(t, res, tool.StatusInvalid)
 	assert.Equal(t, 0, f.approver.Asked())
 }
 
@@ -287,7 +287,7 @@ func TestAllowAlwaysMemory(t *testing.T) {
 	t.Run("never for ask-always", func(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.Deny("no"))
 		tooltest.WantOK(t, f.call("1", "shell", `{"command":"rm a"}`))
-		tooltest.WantStatus(t, f.call("2", "shell", `{"command":"rm a"}`), tool.Denied)
+		tooltest.WantStatus(t, f.call("2", "shell", `{"command":"rm a"}`), tool.StatusDenied)
 		assert.Equal(t, 2, f.approver.Asked())
 		assert.Equal(t, tool.RequireAskAlways, f.approver.Requests()[0].Requirement.Mode)
 		assert.Equal(t, tool.Destructive, f.approver.Requests()[0].Safety)
@@ -322,7 +322,7 @@ func TestApprovedIsWhatRuns(t *testing.T) {
 	t.Run("an invalid edit does not run", func(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.EditArgs(`{"path":""}`))
 		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		tooltest.WantStatus(t, res, tool.Invalid)
+		tooltest.WantStatus(t, res, tool.StatusInvalid)
 		tooltest.WantTextContains(t, res, "approver edited the arguments", "/path")
 		assert.Empty(t, f.runs())
 	})
@@ -338,7 +338,7 @@ func TestApprovedIsWhatRuns(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
 		f.reg.Use(changeAfter(func(c *tool.Call[struct{}]) { c.SetArgs([]byte(`{"path":"/etc/passwd","content":"x"}`)) }))
 		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		tooltest.WantStatus(t, res, tool.Denied)
+		tooltest.WantStatus(t, res, tool.StatusDenied)
 		assert.ErrorIs(t, res.Err, tool.ErrArgsChanged)
 		assert.Empty(t, f.runs())
 	})
@@ -353,7 +353,7 @@ func TestApprovedIsWhatRuns(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
 		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"main.go","content":"x"}`))
 		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		tooltest.WantStatus(t, res, tool.Denied) // asked again; the script is used up
+		tooltest.WantStatus(t, res, tool.StatusDenied) // asked again; the script is used up
 		assert.Equal(t, 2, f.approver.Asked())
 	})
 }
@@ -364,7 +364,7 @@ func TestApprovalAroundOneTool(t *testing.T) {
 		func(context.Context, noArgs) (string, error) { return "ran", nil })),
 		tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
 	res := tooltest.RunFor(t, w, struct{}{}, "")
-	tooltest.WantStatus(t, res, tool.Denied)
+	tooltest.WantStatus(t, res, tool.StatusDenied)
 	assert.Equal(t, 1, approver.Asked())
 }
 
@@ -376,22 +376,22 @@ func TestPolicies(t *testing.T) {
 		in                                   tool.PolicyInput
 		askWrites, readOnly, allow, nonInter tool.Verdict
 	}{
-		{in(tool.ReadOnly, 0, 0), tool.Allow, tool.Allow, tool.Allow, tool.Allow},
-		{in(tool.Mutating, 0, 0), tool.Ask, tool.DenyCall, tool.Allow, tool.DenyCall},
-		{in(tool.Destructive, 0, 0), tool.Ask, tool.DenyCall, tool.Allow, tool.DenyCall},
-		{in(tool.Network, 0, 0), tool.Ask, tool.DenyCall, tool.Allow, tool.DenyCall},
-		{in(tool.Mutating, tool.Observe, 0), tool.Allow, tool.DenyCall, tool.Allow, tool.Allow},
-		{in(tool.ReadOnly, tool.Confirm, 0), tool.Ask, tool.Ask, tool.Allow, tool.DenyCall},
-		{in(tool.Mutating, 0, tool.RequireAuto), tool.Allow, tool.DenyCall, tool.Allow, tool.Allow},
-		{in(tool.ReadOnly, tool.Observe, tool.RequireAskAlways), tool.Ask, tool.Ask, tool.Allow, tool.DenyCall},
-		{in(tool.ReadOnly, 0, tool.RequireScoped), tool.Ask, tool.Ask, tool.Allow, tool.DenyCall},
+		{in(tool.ReadOnly, 0, 0), tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.Mutating, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.Destructive, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.Network, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.Mutating, tool.TierObserve, 0), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.ReadOnly, tool.TierConfirm, 0), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.Mutating, 0, tool.RequireAuto), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.ReadOnly, tool.TierObserve, tool.RequireAskAlways), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.ReadOnly, 0, tool.RequireScoped), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
 	}
 	for _, c := range cases {
 		name := c.in.Safety.String() + "/" + c.in.Tier.String() + "/" + c.in.Requirement.Mode.String()
 		assert.Equal(t, c.askWrites, tool.AskForWritesPolicy().Decide(c.in), "ask-for-writes %s", name)
 		assert.Equal(t, c.readOnly, tool.ReadOnlyPolicy().Decide(c.in), "read-only %s", name)
 		assert.Equal(t, c.allow, tool.AllowAllPolicy().Decide(c.in), "allow-all %s", name)
-		assert.Equal(t, tool.DenyCall, tool.DenyAllPolicy().Decide(c.in), "deny-all %s", name)
+		assert.Equal(t, tool.VerdictDeny, tool.DenyAllPolicy().Decide(c.in), "deny-all %s", name)
 		assert.Equal(t, c.nonInter, tool.NonInteractive(nil).Decide(c.in), "non-interactive %s", name)
 	}
 }

@@ -3,7 +3,6 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"strconv"
 	"testing"
 	"time"
@@ -43,7 +42,7 @@ var (
 
 func benchRegistry(b *testing.B) *tool.Registry[struct{}] {
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+	r.MustAdd(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
 	return r
 }
 
@@ -81,7 +80,7 @@ func BenchmarkCallInvalid(b *testing.B) {
 	req := tool.Request{ID: "1", Name: "search", Args: benchInvalid}
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := r.Call(ctx, struct{}{}, req); res.Status != tool.Invalid {
+		if res := r.Call(ctx, struct{}{}, req); res.Status != tool.StatusInvalid {
 			b.Fatal(res.Text())
 		}
 	}
@@ -93,7 +92,7 @@ func BenchmarkRegister(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := tool.NewRegistry[struct{}](nil)
-		if err := r.AddAny(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch)); err != nil {
+		if err := r.Add(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -103,12 +102,12 @@ func BenchmarkRegister(b *testing.B) {
 func BenchmarkRegister1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		tools := make([]tool.AnyTool, 1000)
+		tools := make([]tool.Definer, 1000)
 		for i := range tools {
 			tools[i] = tool.New(tool.Definition{Name: "search_" + strconv.Itoa(i), Description: "Search the code base."}, benchSearch)
 		}
 		r := tool.NewRegistry[struct{}](nil)
-		if err := r.AddAny(tools...); err != nil {
+		if err := r.Add(tools...); err != nil {
 			b.Fatal(err)
 		}
 		if len(r.Definitions()) != 1000 {
@@ -122,7 +121,7 @@ func BenchmarkRegister1000(b *testing.B) {
 // of scheduling, in ns per batch.
 func BenchmarkBatch64(b *testing.B) {
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(tool.New(tool.Definition{Name: "noop", Description: "Does nothing.", Safety: tool.ReadOnly},
+	r.MustAdd(tool.New(tool.Definition{Name: "noop", Description: "Does nothing.", Safety: tool.ReadOnly},
 		func(context.Context, struct{}) (string, error) { return "ok", nil }))
 	calls := make([]tool.Request, 64)
 	for i := range calls {
@@ -149,7 +148,7 @@ func BenchmarkBatch64(b *testing.B) {
 // 8: ideally 8 rounds, 80 ms. It reports the ratio to that ideal.
 func BenchmarkBatchSleep(b *testing.B) {
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(tool.New(tool.Definition{Name: "sleep", Description: "Sleeps 10 ms.", Safety: tool.ReadOnly},
+	r.MustAdd(tool.New(tool.Definition{Name: "sleep", Description: "Sleeps 10 ms.", Safety: tool.ReadOnly},
 		func(context.Context, struct{}) (string, error) { time.Sleep(10 * time.Millisecond); return "ok", nil }))
 	calls := make([]tool.Request, 64)
 	for i := range calls {
@@ -163,54 +162,4 @@ func BenchmarkBatchSleep(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(time.Since(start))/float64(n)/float64(80*time.Millisecond), "x-ideal")
-}
-
-// The capture benchmarks compare draining 100 MiB of output through a
-// HeadTailBuffer with copying it to io.Discard, the floor (the target is at
-// least half its throughput); B/op shows the memory stays near the cap:
-//
-//	go test -run '^$' -bench 'Capture' -count 5
-const captureSize = 100 << 20
-
-// floodReader yields n bytes of log-like text without holding them.
-type floodReader struct{ left int }
-
-var floodLine = []byte("2026-11-22T12:00:00Z INFO build step finished without errors — ok\n")
-
-func (r *floodReader) Read(p []byte) (int, error) {
-	if r.left <= 0 {
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) && n < r.left {
-		n += copy(p[n:min(len(p), r.left)], floodLine)
-	}
-	r.left -= n
-	return n, nil
-}
-
-func BenchmarkCaptureFloorDiscard(b *testing.B) {
-	b.SetBytes(captureSize)
-	b.ReportAllocs()
-	buf := make([]byte, 32<<10)
-	for b.Loop() {
-		if _, err := io.CopyBuffer(io.Discard, &floodReader{left: captureSize}, buf); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkCaptureHeadTail(b *testing.B) {
-	b.SetBytes(captureSize)
-	b.ReportAllocs()
-	buf := make([]byte, 32<<10)
-	for b.Loop() {
-		w := tool.NewHeadTailBuffer(tool.DefaultMaxOutputBytes)
-		if _, err := io.CopyBuffer(w, &floodReader{left: captureSize}, buf); err != nil {
-			b.Fatal(err)
-		}
-		if w.Dropped() != captureSize-int64(tool.DefaultMaxOutputBytes) {
-			b.Fatalf("dropped %d", w.Dropped())
-		}
-	}
 }

@@ -31,10 +31,8 @@ type Call[C any] struct {
 	State C
 	// Session is Request.Session.
 	Session string
-	// Args is the raw arguments. After preflight they have been validated;
-	// [Call.Value] holds the decoded tree that was validated.
-	Args json.RawMessage
 
+	args   json.RawMessage // the model's bytes; after preflight, the canonical validated value
 	tool   Tool[C]
 	def    *Definition
 	pf     *preflight
@@ -86,10 +84,16 @@ func (c *Call[C]) Definition() Definition {
 // preflight has validated the current Args.
 func (c *Call[C]) Value() (any, bool) { return c.value, c.validated }
 
+// Args returns the arguments: the model's bytes before preflight, and after
+// it the canonical JSON of the value that was validated (schema defaults
+// filled in), which is exactly what the tool is handed and what an approval
+// covers. Change them only through [Call.SetArgs].
+func (c *Call[C]) Args() json.RawMessage { return c.args }
+
 // SetArgs replaces the arguments (an approver's edit, say). The new
 // arguments are validated again before the tool runs.
 func (c *Call[C]) SetArgs(args json.RawMessage) {
-	c.Args = args
+	c.args = args
 	c.value, c.validated = nil, false
 	c.prepared, c.preparedFor = nil, nil
 }

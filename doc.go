@@ -18,7 +18,7 @@
 // Register it and hand the definitions to the model:
 //
 //	reg := tool.NewRegistry[struct{}](nil)
-//	if err := reg.AddAny(search); err != nil { ... } // names every problem
+//	if err := reg.Add(search); err != nil { ... } // names every problem
 //	defs := reg.Definitions()                         // name, description, JSON Schema
 //
 // Run each tool call the model makes and send the result back:

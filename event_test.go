@@ -29,8 +29,8 @@ func TestEventsInOrder(t *testing.T) {
 	rec := &tooltest.Recorder{}
 	stream := tool.New(tool.Definition{Name: "stream", Description: "Streams."},
 		func(ctx context.Context, _ noArgs) (string, error) {
-			tool.ReportPartial(ctx, tool.Text("hel"))
-			tool.ReportPartial(ctx, tool.Text("lo\x1b[31m"))
+			tool.ReportPartial(ctx, tool.TextContent("hel"))
+			tool.ReportPartial(ctx, tool.TextContent("lo\x1b[31m"))
 			return "hello", nil
 		})
 	r := registryWith(t, &tool.RegistryOptions{Observer: rec}, progressTool(3), stream)
@@ -77,7 +77,7 @@ func TestSlowObserverDoesNotStallTheTool(t *testing.T) {
 			for i := range 100_000 {
 				tool.ReportProgress(ctx, tool.Progress{Done: float64(i + 1), Total: 100_000})
 				if i%1000 == 0 {
-					tool.ReportPartial(ctx, tool.Text("x"))
+					tool.ReportPartial(ctx, tool.TextContent("x"))
 				}
 			}
 			close(toolDone)
@@ -129,12 +129,12 @@ func TestNoEventAfterFinished(t *testing.T) {
 			func(ctx context.Context, _ noArgs) (string, error) {
 				time.Sleep(time.Hour)
 				tool.ReportProgress(ctx, tool.Progress{Message: "still here"})
-				tool.ReportPartial(ctx, tool.Text("late"))
+				tool.ReportPartial(ctx, tool.TextContent("late"))
 				return "late", nil
 			})
 		r := registryWith(t, &tool.RegistryOptions{Observer: rec, Grace: time.Second}, tl)
 		res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "l", Name: "late"})
-		tooltest.WantStatus(t, res, tool.TimedOut)
+		tooltest.WantStatus(t, res, tool.StatusTimedOut)
 		time.Sleep(2 * time.Hour)
 		synctest.Wait()
 		assert.Equal(t, "started finished", rec.Kinds("l"))
@@ -170,7 +170,7 @@ func TestConcurrentCallsWellFormed(t *testing.T) {
 
 func TestReportOutsideACallIsHarmless(t *testing.T) {
 	tool.ReportProgress(context.Background(), tool.Progress{Message: "nobody listens"})
-	tool.ReportPartial(context.Background(), tool.Text("x"))
+	tool.ReportPartial(context.Background(), tool.TextContent("x"))
 }
 
 func TestEventKindString(t *testing.T) {

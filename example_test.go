@@ -53,7 +53,7 @@ func ExampleNewRegistry() {
 
 func ExampleRegistry_Call() {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAddAny(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city."},
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city."},
 		func(ctx context.Context, in WeatherArgs) (Weather, error) {
 			return Weather{City: in.City, TempC: 21.5}, nil
 		}))
@@ -89,7 +89,7 @@ func ExampleChain() {
 		}
 	}
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAddAny(tool.New(tool.Definition{Name: "noop", Description: "Does nothing."},
+	reg.MustAdd(tool.New(tool.Definition{Name: "noop", Description: "Does nothing."},
 		func(context.Context, struct{}) (string, error) { fmt.Println("run"); return "done", nil }))
 	reg.Use(tool.Chain(logging("outer"), logging("inner")))
 	reg.Call(context.Background(), struct{}{}, tool.Request{Name: "noop"})
@@ -107,7 +107,7 @@ func ExampleAskForWritesPolicy() {
 	for _, in := range []tool.PolicyInput{
 		{Tool: "read_file", Safety: tool.ReadOnly},
 		{Tool: "edit_file", Safety: tool.Mutating},
-		{Tool: "status", Safety: tool.Mutating, Tier: tool.Observe},
+		{Tool: "status", Safety: tool.Mutating, Tier: tool.TierObserve},
 		{Tool: "read_file", Safety: tool.ReadOnly, Requirement: tool.Requirement{Mode: tool.RequireScoped, Scope: "/etc/"}},
 	} {
 		fmt.Println(in.Tool, in.Safety, "->", p.Decide(in), "| non-interactive ->", tool.NonInteractive(p).Decide(in))
@@ -129,12 +129,12 @@ func ExampleApproval() {
 	approver := tool.ApproverFunc(func(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
 		fmt.Println("asked:", req.Tool, string(req.Args))
 		if strings.Contains(string(req.Args), "rm") {
-			return tool.Decision{Kind: tool.Deny, Reason: "do not delete files"}, nil
+			return tool.Decision{Kind: tool.DecisionDeny, Reason: "do not delete files"}, nil
 		}
-		return tool.Decision{Kind: tool.AllowOnce}, nil
+		return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 	})
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(shell)
+	r.MustAdd(shell)
 	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
 	for _, cmd := range []string{"make test", "rm -rf /"} {
 		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "shell", Args: []byte(`{"command":"` + cmd + `"}`)})

@@ -36,7 +36,7 @@ func FuzzPreflight(f *testing.F) {
 	var seen any
 	var got fuzzArgs
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(tool.New(tool.Definition{Name: "f", Description: "fuzz"}, func(_ context.Context, in fuzzArgs) (string, error) {
+	r.MustAdd(tool.New(tool.Definition{Name: "f", Description: "fuzz"}, func(_ context.Context, in fuzzArgs) (string, error) {
 		got = in
 		return "ok", nil
 	}))
@@ -51,12 +51,12 @@ func FuzzPreflight(f *testing.F) {
 		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "f", Args: data})
 		checkModelText(t, res)
 		switch res.Status {
-		case tool.Invalid:
+		case tool.StatusInvalid:
 			if res.Text() == "" {
 				t.Fatal("invalid without a message")
 			}
 			return
-		case tool.OK:
+		case tool.StatusOK:
 		default:
 			t.Fatalf("status %v for %q: %s", res.Status, data, res.Text())
 		}

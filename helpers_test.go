@@ -29,10 +29,10 @@ func newSearch() tool.AnyTool {
 		})
 }
 
-func newRegistry(t *testing.T, tools ...tool.AnyTool) *tool.Registry[struct{}] {
+func newRegistry(t *testing.T, tools ...tool.Definer) *tool.Registry[struct{}] {
 	t.Helper()
 	r := tool.NewRegistry[struct{}](nil)
-	if err := r.AddAny(tools...); err != nil {
+	if err := r.Add(tools...); err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -5,10 +5,10 @@ import (
 	"sync"
 )
 
-// Memory keeps "allow always" answers, per session. The default is in
-// memory ([NewMemory]); a host that wants them to outlive the process, or
-// to share them between replicas, implements Memory over its own store.
-type Memory interface {
+// ApprovalMemory keeps "allow always" answers, per session. The default is in
+// memory ([NewApprovalMemory]); a host that wants them to outlive the process, or
+// to share them between replicas, implements ApprovalMemory over its own store.
+type ApprovalMemory interface {
 	// Allowed reports whether key was remembered for session. An error
 	// counts as "not remembered": the approver is asked.
 	Allowed(ctx context.Context, session, key string) (bool, error)
@@ -16,8 +16,8 @@ type Memory interface {
 	Remember(ctx context.Context, session, key string) error
 }
 
-// NewMemory returns an empty in-memory Memory, safe for concurrent use.
-func NewMemory() Memory { return &memMemory{m: map[memKey]struct{}{}} }
+// NewApprovalMemory returns an empty in-memory Memory, safe for concurrent use.
+func NewApprovalMemory() ApprovalMemory { return &memMemory{m: map[memKey]struct{}{}} }
 
 type memKey struct{ session, key string }
 

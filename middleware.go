@@ -47,7 +47,7 @@ func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
 		if res := preflightCall(call); res != nil {
 			return res
 		}
-		res, err := t.Call(ctx, call)
+		res, err := t.Run(ctx, call)
 		return settle(ctx, call.Name, res, err)
 	})
 	return w
@@ -63,7 +63,7 @@ type wrapped[C any] struct {
 func (w *wrapped[C]) Definition() Definition { return w.inner.Definition() }
 func (w *wrapped[C]) Unwrap() any            { return w.inner }
 
-func (w *wrapped[C]) Call(ctx context.Context, call *Call[C]) (res *Result, err error) {
+func (w *wrapped[C]) Run(ctx context.Context, call *Call[C]) (res *Result, err error) {
 	if call.pf == nil {
 		call.pf = w.pf
 	}

@@ -36,7 +36,7 @@ func TestOutputByteCap(t *testing.T) {
 			}, wantMax: 1000},
 		{name: "several blocks", def: tool.Definition{MaxOutputBytes: 1000},
 			fn: func() (*tool.Result, error) {
-				return &tool.Result{Content: []tool.Content{tool.Text("HEAD" + strings.Repeat("a", 500)), tool.Text(strings.Repeat("b", 900) + "TAIL"), tool.Text("dropped")}}, nil
+				return &tool.Result{Content: []tool.Content{tool.TextContent("HEAD" + strings.Repeat("a", 500)), tool.TextContent(strings.Repeat("b", 900) + "TAIL"), tool.TextContent("dropped")}}, nil
 			}, wantMax: 1100},
 	}
 	for _, tt := range tests {
@@ -69,7 +69,7 @@ func TestOutputCapDropsLargeOrBrokenStructured(t *testing.T) {
 		})
 	broken := tool.NewRaw(tool.Definition{Name: "broken", Description: "Returns broken JSON.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, json.RawMessage) (*tool.Result, error) {
-			return &tool.Result{Content: []tool.Content{tool.Text("ok")}, Structured: json.RawMessage(`{"a":`)}, nil
+			return &tool.Result{Content: []tool.Content{tool.TextContent("ok")}, Structured: json.RawMessage(`{"a":`)}, nil
 		})
 	r := registryWith(t, nil, many, broken)
 	res := tooltest.Call(t, r, struct{}{}, "rows", "")
@@ -157,7 +157,7 @@ func TestOutputArgsEmbed(t *testing.T) {
 	res := tooltest.Run(t, g, `{"pattern":"x","detail_level":"full","offset":450}`)
 	tooltest.WantOK(t, res)
 	tooltest.WantTextContains(t, res, `"lines":50`, `"hint":`)
-	tooltest.WantStatus(t, tooltest.Run(t, g, `{"pattern":"x","detail_level":"everything"}`), tool.Invalid)
+	tooltest.WantStatus(t, tooltest.Run(t, g, `{"pattern":"x","detail_level":"everything"}`), tool.StatusInvalid)
 	var props map[string]any
 	require.NoError(t, json.Unmarshal(tool.OutputArgsSchema(), &props))
 	assert.Len(t, props, 3)

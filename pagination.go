@@ -94,12 +94,12 @@ type paginated struct {
 func (p *paginated) Unwrap() any  { return p.AnyTool }
 func (p *paginated) isPaginated() {}
 
-func (p *paginated) constructionError() error {
+func (p *paginated) CheckDefinition() error {
 	if p.err != nil {
 		return p.err
 	}
-	if cc, ok := As[constructionChecker](p.AnyTool); ok {
-		return cc.constructionError()
+	if cc, ok := As[DefinitionChecker](p.AnyTool); ok {
+		return cc.CheckDefinition()
 	}
 	return nil
 }

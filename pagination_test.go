@@ -66,7 +66,7 @@ func page(t *testing.T, r *tool.Registry[struct{}], session, args string) (pageO
 	t.Helper()
 	res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "p", Name: "list", Args: []byte(args), Session: session})
 	var p pageOut
-	if res.Status == tool.OK {
+	if res.Status == tool.StatusOK {
 		require.NoError(t, json.Unmarshal([]byte(res.Text()), &p))
 	}
 	return p, res
@@ -144,7 +144,7 @@ func TestCursorAttacks(t *testing.T) {
 				session = tt.session
 			}
 			_, res := page(t, reg, session, tt.args)
-			tooltest.WantStatus(t, res, tool.Invalid)
+			tooltest.WantStatus(t, res, tool.StatusInvalid)
 			tooltest.WantTextContains(t, res, "/cursor", "again without a cursor", tt.text)
 			var ce *tool.CursorError
 			require.True(t, errors.As(res.Err, &ce), "cause %v", res.Err)
@@ -175,7 +175,7 @@ func TestKeyRotation(t *testing.T) {
 	tooltest.WantOK(t, res)
 	assert.Equal(t, "src/f10", p2.Results[0])
 	_, res = page(t, r1, "", withCursor(`{"dir":"src"}`, p2.NextCursor))
-	tooltest.WantStatus(t, res, tool.Invalid) // r1 does not hold "new"
+	tooltest.WantStatus(t, res, tool.StatusInvalid) // r1 does not hold "new"
 }
 
 func TestKeyringFromSecretAgreesAcrossProcesses(t *testing.T) {
@@ -205,7 +205,7 @@ func TestDefaultKeyringWorksInProcess(t *testing.T) {
 func TestPaginatedNeedsPageArgs(t *testing.T) {
 	bad := tool.NewPaginated(tool.Definition{Name: "bad", Description: "No PageArgs."},
 		func(context.Context, struct{ Dir string }, tool.Page) (string, []byte, error) { return "", nil, nil })
-	err := tool.NewRegistry[struct{}](nil).AddAny(bad)
+	err := tool.NewRegistry[struct{}](nil).Add(bad)
 	assert.ErrorContains(t, err, "must embed tool.PageArgs")
 }
 
@@ -214,7 +214,7 @@ func TestPaginatedNeedsPageArgs(t *testing.T) {
 func FuzzCursor(f *testing.F) {
 	k, _ := tool.NewKeyring(tool.Key{ID: "k1", Secret: secret(1)})
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: k})
-	r.MustAddAny(lister())
+	r.MustAdd(lister())
 	res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src"}`)})
 	var p pageOut
 	if err := json.Unmarshal([]byte(res.Text()), &p); err != nil {
@@ -228,10 +228,10 @@ func FuzzCursor(f *testing.F) {
 		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src","cursor":` + strconv.Quote(c) + `}`)})
 		switch {
 		case c == p.NextCursor || c == "":
-			if res.Status != tool.OK {
+			if res.Status != tool.StatusOK {
 				t.Fatalf("the issued cursor was refused: %s", res.Text())
 			}
-		case res.Status == tool.OK:
+		case res.Status == tool.StatusOK:
 			t.Fatalf("a modified cursor %q was accepted", c)
 		}
 	})

@@ -30,8 +30,8 @@ type preflight struct {
 func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	def := t.Definition()
 	pf := &preflight{}
-	if cc, ok := As[constructionChecker](t); ok && cc.constructionError() != nil {
-		pf.err = cc.constructionError()
+	if cc, ok := As[DefinitionChecker](t); ok && cc.CheckDefinition() != nil {
+		pf.err = cc.CheckDefinition()
 		return pf
 	}
 	var s *schema.Schema
@@ -63,7 +63,7 @@ func preflightStage[C any](next Handler[C]) Handler[C] {
 	}
 }
 
-// preflightCall validates call.Args unless they already are, and returns
+// preflightCall validates call.args unless they already are, and returns
 // the result for the model when they are not valid.
 func preflightCall[C any](call *Call[C]) *Result {
 	if call.validated {
@@ -72,7 +72,7 @@ func preflightCall[C any](call *Call[C]) *Result {
 	if call.pf == nil {
 		return misconfigured(call.Name, errors.New("tool: call has no preflight (not from a Registry or Wrap)"))
 	}
-	v, prepared, res := call.pf.run(call.Name, call.Args)
+	v, prepared, res := call.pf.run(call.Name, call.args)
 	if res != nil {
 		return res
 	}
@@ -116,12 +116,12 @@ func (pf *preflight) run(name string, raw json.RawMessage) (v, prepared any, res
 }
 
 func misconfigured(name string, err error) *Result {
-	return &Result{Status: Failed, IsError: true, Err: err,
-		Content: []Content{Text("tool " + name + " is misconfigured and cannot run")}}
+	return &Result{Status: StatusFailed, IsError: true, Err: err,
+		Content: []Content{TextContent("tool " + name + " is misconfigured and cannot run")}}
 }
 
 func invalidResult(e *ArgsError) *Result {
-	return &Result{Status: Invalid, IsError: true, Err: e, Content: []Content{Text(e.text)}}
+	return &Result{Status: StatusInvalid, IsError: true, Err: e, Content: []Content{TextContent(e.text)}}
 }
 
 // recoverStage turns a panic in any middleware into a Panicked result.
@@ -201,7 +201,7 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 				counters.abandonedRunning.Add(-1)
 			}
 		}()
-		res, err := t.Call(ctx, call)
+		res, err := t.Run(ctx, call)
 		returned = true
 		done <- outcome{res: res, err: err}
 	}
@@ -271,8 +271,8 @@ func settle(ctx context.Context, name string, res *Result, err error) *Result {
 		return errorResult(name, err)
 	}
 	if res == nil {
-		return &Result{Status: Failed, IsError: true, Err: ErrNoResult,
-			Content: []Content{Text("tool " + name + " returned no result; it may not have done what was asked")}}
+		return &Result{Status: StatusFailed, IsError: true, Err: ErrNoResult,
+			Content: []Content{TextContent("tool " + name + " returned no result; it may not have done what was asked")}}
 	}
 	return res
 }
@@ -287,12 +287,12 @@ const maxErrorText = 8 << 10
 func errorResult(name string, err error) *Result {
 	var te *Error
 	if !errors.As(err, &te) {
-		return &Result{Status: Failed, IsError: true, Err: err,
-			Content: []Content{Text(headTail("Error: "+err.Error(), maxErrorText))}}
+		return &Result{Status: StatusFailed, IsError: true, Err: err,
+			Content: []Content{TextContent(headTail("Error: "+err.Error(), maxErrorText))}}
 	}
 	status := te.Status
-	if status == OK {
-		status = Failed
+	if status == StatusOK {
+		status = StatusFailed
 	}
 	var b strings.Builder
 	if te.Internal {
@@ -313,7 +313,7 @@ func errorResult(name string, err error) *Result {
 	for _, m := range te.MustFollow {
 		b.WriteString("\nYou must: " + m)
 	}
-	return &Result{Status: status, IsError: true, Err: err, Content: []Content{Text(headTail(b.String(), maxErrorText))}}
+	return &Result{Status: status, IsError: true, Err: err, Content: []Content{TextContent(headTail(b.String(), maxErrorText))}}
 }
 
 // canceledResult is the result of a call whose context ended: before the
@@ -327,19 +327,19 @@ func headTail(s string, max int) string {
 
 func canceledResult(ctx context.Context, name string, stage runStage) *Result {
 	cause := context.Cause(ctx)
-	status := Canceled
+	status := StatusCanceled
 	var b strings.Builder
 	b.WriteString("The call to " + name)
 	var te *TimeoutError
 	switch {
 	case errors.As(cause, &te) && te.Idle:
-		status = TimedOut
+		status = StatusTimedOut
 		fmt.Fprintf(&b, " timed out: it reported no progress for %v", te.Limit)
 	case errors.As(cause, &te):
-		status = TimedOut
+		status = StatusTimedOut
 		fmt.Fprintf(&b, " timed out: it ran longer than its %v time limit", te.Limit)
 	case errors.Is(cause, context.DeadlineExceeded):
-		status = TimedOut
+		status = StatusTimedOut
 		b.WriteString(" timed out: the caller's deadline passed")
 	default:
 		b.WriteString(" was cancelled")
@@ -355,10 +355,10 @@ func canceledResult(ctx context.Context, name string, stage runStage) *Result {
 	case abandoned:
 		b.WriteString(". It did not stop when asked and may still be running; check its effects before repeating it.")
 	}
-	if status == TimedOut && stage != notStarted {
+	if status == StatusTimedOut && stage != notStarted {
 		b.WriteString(" If you call it again, ask for less at once.")
 	}
-	return &Result{Status: status, IsError: true, Err: cause, Content: []Content{Text(text.Bound(b.String(), maxErrorText))}}
+	return &Result{Status: status, IsError: true, Err: cause, Content: []Content{TextContent(text.Bound(b.String(), maxErrorText))}}
 }
 
 // runStage is how far a call got before its context ended.
@@ -389,6 +389,6 @@ func panicResult(name string, p any, goexit bool) *Result {
 }
 
 func panicResultStack(name string, p any, goexit bool, stack []byte) *Result {
-	return &Result{Status: Panicked, IsError: true, Err: &PanicError{Value: p, Goexit: goexit, Stack: stack},
-		Content: []Content{Text("Error: tool " + name + " crashed (an internal bug, not a problem with your arguments). Do not retry the same call; try another approach.")}}
+	return &Result{Status: StatusPanicked, IsError: true, Err: &PanicError{Value: p, Goexit: goexit, Stack: stack},
+		Content: []Content{TextContent("Error: tool " + name + " crashed (an internal bug, not a problem with your arguments). Do not retry the same call; try another approach.")}}
 }

@@ -25,7 +25,7 @@ type point struct {
 func TestExecutionOutcomes(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	def := func(name string) tool.Definition { return tool.Definition{Name: name, Description: "test tool"} }
-	tools := []tool.AnyTool{
+	tools := []tool.Definer{
 		tool.New(def("panics"), func(context.Context, noArgs) (string, error) { panic("boom") }),
 		tool.New(def("panics_nil"), func(context.Context, noArgs) (string, error) { panic(nil) }),
 		tool.New(def("goexits"), func(context.Context, noArgs) (string, error) { runtime.Goexit(); return "", nil }),
@@ -42,7 +42,7 @@ func TestExecutionOutcomes(t *testing.T) {
 		tool.New(def("text_out"), func(context.Context, noArgs) (string, error) { return "hello\x1b[2J", nil }),
 		tool.New(def("struct_out"), func(context.Context, noArgs) (point, error) { return point{X: 3}, nil }),
 		tool.New(def("result_out"), func(context.Context, noArgs) (*tool.Result, error) {
-			return &tool.Result{Content: []tool.Content{tool.Text("custom")}, IsError: true}, nil
+			return &tool.Result{Content: []tool.Content{tool.TextContent("custom")}, IsError: true}, nil
 		}),
 	}
 	r := newRegistry(t, tools...)
@@ -52,23 +52,23 @@ func TestExecutionOutcomes(t *testing.T) {
 		says       string
 		structured string
 	}{
-		{"panics", tool.Panicked, "crashed", ""},
-		{"panics_nil", tool.Panicked, "crashed", ""},
-		{"goexits", tool.Panicked, "crashed", ""},
-		{"nil_result", tool.Failed, "returned no result", ""},
-		{"typed_nil", tool.OK, "null", "null"},
-		{"plain_error", tool.Failed, "Error: disk full", ""},
-		{"guided_error", tool.Failed, "Error: no such file\nHint: list the directory first\nWarning: paths are relative\nYou must: use list_dir", ""},
-		{"internal_error", tool.Failed, "failed internally", ""},
-		{"text_out", tool.OK, `hello\x1b[2J`, ""},
-		{"struct_out", tool.OK, `{"x":3}`, `{"x":3}`},
-		{"result_out", tool.Failed, "custom", ""},
+		{"panics", tool.StatusPanicked, "crashed", ""},
+		{"panics_nil", tool.StatusPanicked, "crashed", ""},
+		{"goexits", tool.StatusPanicked, "crashed", ""},
+		{"nil_result", tool.StatusFailed, "returned no result", ""},
+		{"typed_nil", tool.StatusOK, "null", "null"},
+		{"plain_error", tool.StatusFailed, "Error: disk full", ""},
+		{"guided_error", tool.StatusFailed, "Error: no such file\nHint: list the directory first\nWarning: paths are relative\nYou must: use list_dir", ""},
+		{"internal_error", tool.StatusFailed, "failed internally", ""},
+		{"text_out", tool.StatusOK, `hello\x1b[2J`, ""},
+		{"struct_out", tool.StatusOK, `{"x":3}`, `{"x":3}`},
+		{"result_out", tool.StatusFailed, "custom", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
 			res := call(r, tt.tool, `{}`)
 			assert.Equal(t, tt.status, res.Status, res.Text())
-			assert.Equal(t, tt.status != tool.OK, res.IsError)
+			assert.Equal(t, tt.status != tool.StatusOK, res.IsError)
 			assert.Contains(t, res.Text(), tt.says)
 			assert.Equal(t, tt.structured, string(res.Structured))
 			assert.Equal(t, "call-1", res.CallID)
@@ -95,7 +95,7 @@ func TestExecutionOutcomes(t *testing.T) {
 		assert.ErrorContains(t, res.Err, "db password rejected")
 	})
 	t.Run("next call works", func(t *testing.T) {
-		assert.Equal(t, tool.OK, call(r, "struct_out", `{}`).Status)
+		assert.Equal(t, tool.StatusOK, call(r, "struct_out", `{}`).Status)
 	})
 	time.Sleep(60 * time.Millisecond) // let idle workers retire before the leak check
 }
@@ -113,14 +113,14 @@ func TestCancellation(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
-		assert.Equal(t, tool.Canceled, res.Status)
+		assert.Equal(t, tool.StatusCanceled, res.Status)
 		assert.Contains(t, res.Text(), "before it started")
 	})
 	t.Run("during the call never reports success", func(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		go func() { <-started; cancel(errors.New("user pressed stop")) }()
 		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
-		assert.Equal(t, tool.Canceled, res.Status)
+		assert.Equal(t, tool.StatusCanceled, res.Status)
 		assert.True(t, res.IsError)
 		assert.Contains(t, res.Text(), "user pressed stop")
 		assert.NotContains(t, res.Text(), "finished anyway")
@@ -130,7 +130,7 @@ func TestCancellation(t *testing.T) {
 		defer cancel()
 		<-ctx.Done()
 		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
-		assert.Equal(t, tool.TimedOut, res.Status)
+		assert.Equal(t, tool.StatusTimedOut, res.Status)
 	})
 }
 
@@ -148,7 +148,7 @@ func TestUnknownTool(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name[:min(len(tt.name), 20)], func(t *testing.T) {
 			res := call(r, tt.name, `{}`)
-			assert.Equal(t, tool.UnknownTool, res.Status)
+			assert.Equal(t, tool.StatusUnknownTool, res.Status)
 			assert.ErrorIs(t, res.Err, tool.ErrUnknownTool)
 			if tt.suggest != "" {
 				assert.Contains(t, res.Text(), `Did you mean "`+tt.suggest+`"`)
@@ -174,29 +174,29 @@ func TestRegistryAddRejects(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		tools []tool.AnyTool
+		tools []tool.Definer
 		says  []string
 	}{
-		{"bad name", []tool.AnyTool{tool.New(tool.Definition{Name: "has space", Description: "x"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"invalid name"}},
-		{"long name", []tool.AnyTool{tool.New(tool.Definition{Name: strings.Repeat("a", 65), Description: "x"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"invalid name"}},
-		{"empty description", []tool.AnyTool{tool.New(tool.Definition{Name: "x"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"description is empty"}},
-		{"duplicate in call", []tool.AnyTool{newSearch(), newSearch()}, []string{"appears twice"}},
-		{"chan field", []tool.AnyTool{tool.New(good, func(context.Context, withChan) (string, error) { return "", nil })}, []string{"chan cannot be a tool argument"}},
-		{"recursive", []tool.AnyTool{tool.New(good, func(context.Context, node) (string, error) { return "", nil })}, []string{"recursive"}},
-		{"non-struct args", []tool.AnyTool{tool.New(good, func(context.Context, int) (string, error) { return "", nil })}, []string{"not a struct"}},
-		{"schema not object", []tool.AnyTool{rawDef("r", `{"type":"string"}`)}, []string{`"type": "object"`}},
-		{"schema not json", []tool.AnyTool{rawDef("r", `{"type":`)}, []string{"not valid JSON"}},
-		{"schema bad keyword", []tool.AnyTool{rawDef("r", `{"type":"object","properties":{"a":{"minimum":"x"}}}`)}, []string{"does not compile"}},
-		{"external ref file", []tool.AnyTool{rawDef("r", `{"type":"object","properties":{"a":{"$ref":"other.json"}}}`)}, []string{"outside itself"}},
-		{"external ref url", []tool.AnyTool{rawDef("r", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}, []string{"outside itself"}},
-		{"raw without schema", []tool.AnyTool{tool.NewRaw(tool.Definition{Name: "r", Description: "x"}, nil)}, []string{"needs Definition.InputSchema"}},
-		{"nil tool", []tool.AnyTool{nil}, []string{"nil"}},
-		{"every problem named", []tool.AnyTool{rawDef("bad name", `{"type":"string"}`), tool.New(tool.Definition{Name: "y"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"invalid name", `"type": "object"`, "description is empty"}},
+		{"bad name", []tool.Definer{tool.New(tool.Definition{Name: "has space", Description: "x"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"invalid name"}},
+		{"long name", []tool.Definer{tool.New(tool.Definition{Name: strings.Repeat("a", 65), Description: "x"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"invalid name"}},
+		{"empty description", []tool.Definer{tool.New(tool.Definition{Name: "x"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"description is empty"}},
+		{"duplicate in call", []tool.Definer{newSearch(), newSearch()}, []string{"appears twice"}},
+		{"chan field", []tool.Definer{tool.New(good, func(context.Context, withChan) (string, error) { return "", nil })}, []string{"chan cannot be a tool argument"}},
+		{"recursive", []tool.Definer{tool.New(good, func(context.Context, node) (string, error) { return "", nil })}, []string{"recursive"}},
+		{"non-struct args", []tool.Definer{tool.New(good, func(context.Context, int) (string, error) { return "", nil })}, []string{"not a struct"}},
+		{"schema not object", []tool.Definer{rawDef("r", `{"type":"string"}`)}, []string{`"type": "object"`}},
+		{"schema not json", []tool.Definer{rawDef("r", `{"type":`)}, []string{"not valid JSON"}},
+		{"schema bad keyword", []tool.Definer{rawDef("r", `{"type":"object","properties":{"a":{"minimum":"x"}}}`)}, []string{"does not compile"}},
+		{"external ref file", []tool.Definer{rawDef("r", `{"type":"object","properties":{"a":{"$ref":"other.json"}}}`)}, []string{"outside itself"}},
+		{"external ref url", []tool.Definer{rawDef("r", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}, []string{"outside itself"}},
+		{"raw without schema", []tool.Definer{tool.NewRaw(tool.Definition{Name: "r", Description: "x"}, nil)}, []string{"needs Definition.InputSchema"}},
+		{"nil tool", []tool.Definer{nil}, []string{"nil"}},
+		{"every problem named", []tool.Definer{rawDef("bad name", `{"type":"string"}`), tool.New(tool.Definition{Name: "y"}, func(context.Context, noArgs) (string, error) { return "", nil })}, []string{"invalid name", `"type": "object"`, "description is empty"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tool.NewRegistry[struct{}](nil)
-			err := r.AddAny(tt.tools...)
+			err := r.Add(tt.tools...)
 			require.Error(t, err)
 			for _, s := range tt.says {
 				assert.Contains(t, err.Error(), s)
@@ -208,12 +208,12 @@ func TestRegistryAddRejects(t *testing.T) {
 	}
 	t.Run("duplicate across calls", func(t *testing.T) {
 		r := newRegistry(t, newSearch())
-		assert.ErrorContains(t, r.AddAny(newSearch()), "already registered")
+		assert.ErrorContains(t, r.Add(newSearch()), "already registered")
 	})
 	t.Run("MustAdd panics with prefix", func(t *testing.T) {
 		r := tool.NewRegistry[struct{}](nil)
 		assert.PanicsWithValue(t, `tool: tool "x": the description is empty; the model needs it to know when to call the tool`, func() {
-			r.MustAddAny(tool.New(tool.Definition{Name: "x"}, func(context.Context, noArgs) (string, error) { return "", nil }))
+			r.MustAdd(tool.New(tool.Definition{Name: "x"}, func(context.Context, noArgs) (string, error) { return "", nil }))
 		})
 	})
 }
@@ -228,7 +228,7 @@ func TestDefinitions(t *testing.T) {
 	assert.Equal(t, "alpha", defs[0].Name)
 	assert.Equal(t, "zeta", defs[1].Name)
 	assert.JSONEq(t, `{"type":"object","properties":{},"additionalProperties":false}`, string(defs[0].InputSchema))
-	assert.Equal(t, tool.OK, call(r, "secret", `{}`).Status, "hidden tools stay callable")
+	assert.Equal(t, tool.StatusOK, call(r, "secret", `{}`).Status, "hidden tools stay callable")
 	defs[0].Name = "changed"
 	assert.Equal(t, "alpha", r.Definitions()[0].Name, "callers cannot change the cached list")
 }
@@ -261,11 +261,11 @@ func TestMiddlewareOrder(t *testing.T) {
 	r := newRegistry(t, newSearch())
 	r.Use(mw("a"), mw("b"))
 	r.Use(mw("c"))
-	require.Equal(t, tool.OK, call(r, "search", `{"query":"x"}`).Status)
+	require.Equal(t, tool.StatusOK, call(r, "search", `{"query":"x"}`).Status)
 	assert.Equal(t, []string{"a:in:validated", "b:in:validated", "c:in:validated", "c:out", "b:out", "a:out"}, order)
 
 	order = nil
-	assert.Equal(t, tool.Invalid, call(r, "search", `{}`).Status)
+	assert.Equal(t, tool.StatusInvalid, call(r, "search", `{}`).Status)
 	assert.Empty(t, order, "middlewares never see invalid arguments")
 }
 
@@ -283,12 +283,12 @@ func TestSetArgsIsValidatedAgain(t *testing.T) {
 	for len(received) > 0 {
 		<-received
 	}
-	require.Equal(t, tool.OK, call(r, "search", `{"query":"x"}`).Status)
+	require.Equal(t, tool.StatusOK, call(r, "search", `{"query":"x"}`).Status)
 	assert.Equal(t, searchArgs{Query: "edited", Limit: 7}, <-received)
 
 	r2 := newRegistry(t, newSearch())
 	r2.Use(edit(`{"limit":"bad"}`))
-	assert.Equal(t, tool.Invalid, call(r2, "search", `{"query":"x"}`).Status)
+	assert.Equal(t, tool.StatusInvalid, call(r2, "search", `{"query":"x"}`).Status)
 }
 
 func TestMiddlewarePanicIsRecovered(t *testing.T) {
@@ -296,7 +296,7 @@ func TestMiddlewarePanicIsRecovered(t *testing.T) {
 	r.Use(func(tool.Handler[struct{}]) tool.Handler[struct{}] {
 		return func(context.Context, *tool.Call[struct{}]) *tool.Result { panic("middleware bug") }
 	})
-	assert.Equal(t, tool.Panicked, call(r, "search", `{"query":"x"}`).Status)
+	assert.Equal(t, tool.StatusPanicked, call(r, "search", `{"query":"x"}`).Status)
 }
 
 func TestWrapKeepsOptionalInterfaces(t *testing.T) {
@@ -311,9 +311,9 @@ func TestWrapKeepsOptionalInterfaces(t *testing.T) {
 	r := tool.NewRegistry[struct{}](nil)
 	require.NoError(t, r.Add(wrapped))
 	res := call(r, "read", `{"path":"/etc/passwd"}`)
-	assert.Equal(t, tool.Invalid, res.Status)
+	assert.Equal(t, tool.StatusInvalid, res.Status)
 	assert.Contains(t, res.Text(), "off limits")
-	assert.Equal(t, tool.OK, call(r, "read", `{"path":"/tmp/x"}`).Status)
+	assert.Equal(t, tool.StatusOK, call(r, "read", `{"path":"/tmp/x"}`).Status)
 }
 
 func TestWrapStandalone(t *testing.T) {
@@ -324,12 +324,17 @@ func TestWrapStandalone(t *testing.T) {
 			return next(ctx, c)
 		}
 	})
-	res, err := w.Call(context.Background(), &tool.Call[struct{}]{Name: "search", Args: json.RawMessage(`{"query":"x"}`)})
+	call := func(args string) *tool.Call[struct{}] {
+		c := &tool.Call[struct{}]{Name: "search"}
+		c.SetArgs(json.RawMessage(args))
+		return c
+	}
+	res, err := w.Run(context.Background(), call(`{"query":"x"}`))
 	require.NoError(t, err)
-	assert.Equal(t, tool.OK, res.Status)
-	res, err = w.Call(context.Background(), &tool.Call[struct{}]{Name: "search", Args: json.RawMessage(`{"query":1}`)})
+	assert.Equal(t, tool.StatusOK, res.Status)
+	res, err = w.Run(context.Background(), call(`{"query":1}`))
 	require.NoError(t, err)
-	assert.Equal(t, tool.Invalid, res.Status)
+	assert.Equal(t, tool.StatusInvalid, res.Status)
 	assert.Equal(t, []string{"search"}, seen, "middlewares run after preflight")
 }
 
@@ -337,7 +342,7 @@ func TestTypedToolStandalone(t *testing.T) {
 	s := newSearch()
 	res, err := s.Run(context.Background(), json.RawMessage(`{"query":"x","limt":1}`))
 	require.NoError(t, err)
-	assert.Equal(t, tool.Invalid, res.Status)
+	assert.Equal(t, tool.StatusInvalid, res.Status)
 	res, err = s.Run(context.Background(), json.RawMessage(`{"query":"x"}`))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"query":"x","limit":10}`, string(res.Structured))
@@ -374,5 +379,5 @@ func TestConcurrentCalls(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		counts[(<-done).Status]++
 	}
-	assert.Equal(t, map[tool.Status]int{tool.OK: 25, tool.Invalid: 25}, counts)
+	assert.Equal(t, map[tool.Status]int{tool.StatusOK: 25, tool.StatusInvalid: 25}, counts)
 }

@@ -6,21 +6,21 @@ import "fmt"
 type Verdict uint8
 
 const (
-	// Ask the approver.
-	Ask Verdict = iota
-	// Allow the call without asking.
-	Allow
+	// VerdictAsk the approver.
+	VerdictAsk Verdict = iota
+	// VerdictAllow the call without asking.
+	VerdictAllow
 	// Deny the call without asking.
-	DenyCall
+	VerdictDeny
 )
 
 func (v Verdict) String() string {
 	switch v {
-	case Ask:
+	case VerdictAsk:
 		return "ask"
-	case Allow:
+	case VerdictAllow:
 		return "allow"
-	case DenyCall:
+	case VerdictDeny:
 		return "deny"
 	}
 	return fmt.Sprintf("Verdict(%d)", v)
@@ -51,29 +51,29 @@ type PolicyFunc func(in PolicyInput) Verdict
 func (f PolicyFunc) Decide(in PolicyInput) Verdict { return f(in) }
 
 // AskForWritesPolicy is the default policy: read-only calls and tools in
-// the Observe tier run without asking; everything else is asked about.
+// the TierObserve tier run without asking; everything else is asked about.
 // A call's own requirement comes first: RequireAuto runs, RequireAsk,
 // RequireAskAlways and RequireScoped ask, even for a read-only tool
-// (reading outside the workspace is worth a question). Confirm-tier tools
+// (reading outside the workspace is worth a question). TierConfirm tools
 // are always asked about.
 func AskForWritesPolicy() Policy {
 	return PolicyFunc(func(in PolicyInput) Verdict {
 		switch in.Requirement.Mode {
 		case RequireAuto:
-			return Allow
+			return VerdictAllow
 		case RequireAsk, RequireAskAlways, RequireScoped:
-			return Ask
+			return VerdictAsk
 		}
 		switch in.Tier {
-		case Observe:
-			return Allow
-		case Confirm:
-			return Ask
+		case TierObserve:
+			return VerdictAllow
+		case TierConfirm:
+			return VerdictAsk
 		}
 		if in.Safety == ReadOnly {
-			return Allow
+			return VerdictAllow
 		}
-		return Ask
+		return VerdictAsk
 	})
 }
 
@@ -83,7 +83,7 @@ func ReadOnlyPolicy() Policy {
 	ask := AskForWritesPolicy()
 	return PolicyFunc(func(in PolicyInput) Verdict {
 		if in.Safety != ReadOnly {
-			return DenyCall
+			return VerdictDeny
 		}
 		return ask.Decide(in)
 	})
@@ -92,12 +92,12 @@ func ReadOnlyPolicy() Policy {
 // AllowAllPolicy runs every call without asking, ask-always requirements
 // included. For sandboxes and trusted automation only.
 func AllowAllPolicy() Policy {
-	return PolicyFunc(func(PolicyInput) Verdict { return Allow })
+	return PolicyFunc(func(PolicyInput) Verdict { return VerdictAllow })
 }
 
 // DenyAllPolicy denies every call.
 func DenyAllPolicy() Policy {
-	return PolicyFunc(func(PolicyInput) Verdict { return DenyCall })
+	return PolicyFunc(func(PolicyInput) Verdict { return VerdictDeny })
 }
 
 // NonInteractive turns p's "ask" into "deny", for sessions no one watches
@@ -108,9 +108,9 @@ func NonInteractive(p Policy) Policy {
 		p = AskForWritesPolicy()
 	}
 	return PolicyFunc(func(in PolicyInput) Verdict {
-		if v := p.Decide(in); v != Ask {
+		if v := p.Decide(in); v != VerdictAsk {
 			return v
 		}
-		return DenyCall
+		return VerdictDeny
 	})
 }

@@ -96,7 +96,7 @@ func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit i
 	}
 	res.Truncated += len(cut) + len(res.Structured)
 	res.Structured = nil
-	res.Content = []Content{Text(kept)}
+	res.Content = []Content{TextContent(kept)}
 	return true
 }
 
@@ -121,12 +121,12 @@ func (r readOutput[C]) Definition() Definition {
 			`"description":"The cursor printed where the output was cut, or the one the previous read_output returned"}},` +
 			`"required":["cursor"],"additionalProperties":false}`),
 		Safety:         ReadOnly,
-		Tier:           Observe,
+		Tier:           TierObserve,
 		MaxOutputBytes: r.limit,
 	}
 }
 
-func (r readOutput[C]) Call(ctx context.Context, call *Call[C]) (*Result, error) {
+func (r readOutput[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
 	if call.page == nil {
 		return nil, errors.New("tool: read_output ran without its cursor stage")
 	}

@@ -122,19 +122,33 @@ func (e *DefinitionError) Error() string {
 
 func (e *DefinitionError) Unwrap() error { return e.Err }
 
-// Add registers tools. Either all of them are added or, if any has a
-// problem, none is, and the error lists every problem found, one
-// [*DefinitionError] each (use errors.As, or errors.Join's Unwrap() []error):
-// an invalid or duplicate name, an empty description, an input schema that
-// does not compile, whose root is not an object, or that refers outside
-// itself, a tool whose argument type cannot be used.
-func (r *Registry[C]) Add(tools ...Tool[C]) error {
+// Definer is anything with a [Definition]: a [Tool] that takes the host's
+// state, or an [AnyTool] that needs none. It is what [Registry.Add] takes,
+// so one call registers both kinds.
+type Definer interface {
+	Definition() Definition
+}
+
+// Add registers tools: each a [Tool] of the registry's state type C, or an
+// [AnyTool] (from [New], [NewRaw], [NewPaginated]), which needs no state.
+// Either all of them are added or, if any has a problem, none is, and the
+// error lists every problem found, one [*DefinitionError] each (use
+// errors.As, or errors.Join's Unwrap() []error): an invalid or duplicate
+// name, an empty description, an input schema that does not compile, whose
+// root is not an object, or that refers outside itself, a tool whose
+// argument type cannot be used, a tool for another state type.
+func (r *Registry[C]) Add(tools ...Definer) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.load()
 	added := make(map[string]*entry[C], len(tools))
 	var errs []error
-	for i, t := range tools {
+	for i, d := range tools {
+		t, problem := r.toolOf(i, d)
+		if problem != nil {
+			errs = append(errs, problem)
+			continue
+		}
 		e, problems := r.check(i, t)
 		if e != nil {
 			if _, dup := old.tools[e.def.Name]; dup {
@@ -170,12 +184,36 @@ func (r *Registry[C]) Add(tools ...Tool[C]) error {
 	return nil
 }
 
+// toolOf returns d as a Tool[C]: itself, or an AnyTool adapted. Anything
+// else, a tool for another state type say, is a problem.
+func (r *Registry[C]) toolOf(i int, d Definer) (Tool[C], *DefinitionError) {
+	if d == nil || isNilPointer(d) {
+		return nil, &DefinitionError{Index: i, Problem: "the tool is nil"}
+	}
+	switch t := d.(type) {
+	case Tool[C]:
+		return t, nil
+	case AnyTool:
+		return Adapt[C](t), nil
+	}
+	name := ""
+	if def, err := safeDefinition(d); err == nil {
+		name = def.Name
+	}
+	want := reflect.TypeFor[C]().String()
+	problem := "it is neither a tool.Tool[" + want + "] nor a tool.AnyTool (it has no matching Run method)"
+	if m, ok := reflect.TypeOf(d).MethodByName("Run"); ok && m.Type.NumIn() == 3 {
+		if got := m.Type.In(2).String(); strings.Contains(got, "tool.Call[") {
+			problem = "it takes host state of another type (its Run takes " + got + "), and this registry's state type is " + want +
+				": register it in a registry of its own state type, or build it with tool.New to need no state"
+		}
+	}
+	return nil, &DefinitionError{Tool: name, Index: i, Problem: problem}
+}
+
 // check validates one tool; it returns its entry (nil when the tool is
 // unusable) and its problems.
 func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
-	if t == nil || isNilPointer(t) {
-		return nil, []error{&DefinitionError{Index: i, Problem: "the tool is nil"}}
-	}
 	def, err := safeDefinition(t)
 	if err != nil {
 		return nil, []error{&DefinitionError{Index: i, Problem: err.Error(), Err: err}}
@@ -208,7 +246,7 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
 	return &entry[C]{tool: t, def: def, pf: pf, classifier: c}, problems
 }
 
-func safeDefinition[C any](t Tool[C]) (def Definition, err error) {
+func safeDefinition(t Definer) (def Definition, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("Definition panicked: %v", p)
@@ -238,26 +276,8 @@ func ValidName(name string) bool {
 }
 
 // MustAdd is like Add but panics on error, for tools registered at init.
-func (r *Registry[C]) MustAdd(tools ...Tool[C]) {
+func (r *Registry[C]) MustAdd(tools ...Definer) {
 	if err := r.Add(tools...); err != nil {
-		panic("tool: " + err.Error())
-	}
-}
-
-// AddAny registers tools that need no host state; see [Adapt] and [Add].
-func (r *Registry[C]) AddAny(tools ...AnyTool) error {
-	ts := make([]Tool[C], len(tools))
-	for i, t := range tools {
-		if t != nil && !isNilPointer(t) {
-			ts[i] = Adapt[C](t)
-		}
-	}
-	return r.Add(ts...)
-}
-
-// MustAddAny is like AddAny but panics on error.
-func (r *Registry[C]) MustAddAny(tools ...AnyTool) {
-	if err := r.AddAny(tools...); err != nil {
 		panic("tool: " + err.Error())
 	}
 }
@@ -325,12 +345,12 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	case !ok:
 		res = unknownTool(req.Name, s.names)
 	default:
-		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, Args: req.Args, Session: req.Session,
+		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, args: req.Args, Session: req.Session,
 			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
 		res = s.handler(ctx, call)
 		if res == nil {
-			res = &Result{Status: Failed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
-				Content: []Content{Text("tool " + req.Name + " returned no result")}}
+			res = &Result{Status: StatusFailed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
+				Content: []Content{TextContent("tool " + req.Name + " returned no result")}}
 		}
 	}
 	res = finish(res, req, start)
@@ -346,9 +366,9 @@ func finish(res *Result, req Request, start time.Time) *Result {
 	res.CallID, res.Tool = req.ID, text.Clean(text.Cut(req.Name, 128))
 	res.Started, res.Duration = start, time.Since(start)
 	switch {
-	case res.Status == OK && res.IsError:
-		res.Status = Failed
-	case res.Status != OK:
+	case res.Status == StatusOK && res.IsError:
+		res.Status = StatusFailed
+	case res.Status != StatusOK:
 		res.IsError = true
 	}
 	for i := range res.Content {
@@ -373,6 +393,6 @@ func unknownTool(name string, names []string) *Result {
 	if len(names) > 0 {
 		b.WriteString(" Available tools: " + joinLimited(names, 40) + ".")
 	}
-	return &Result{Status: UnknownTool, IsError: true, Err: fmt.Errorf("%w %q", ErrUnknownTool, text.Cut(name, 128)),
-		Content: []Content{Text(b.String())}}
+	return &Result{Status: StatusUnknownTool, IsError: true, Err: fmt.Errorf("%w %q", ErrUnknownTool, text.Cut(name, 128)),
+		Content: []Content{TextContent(b.String())}}
 }

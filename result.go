@@ -14,7 +14,8 @@ import (
 // It has two views. The model view (Content, Structured, IsError) is what
 // goes back to the model: short, escaped, bounded. The host view (Status,
 // Err, timings) is for the host's logs and metrics and never reaches the
-// model.
+// model. Its JSON form is the model view alone, in the shape of MCP's
+// CallToolResult: {"content":[…],"structuredContent":…,"isError":true}.
 type Result struct {
 	// Content is the model-visible answer, usually one text block.
 	Content []Content `json:"content"`
@@ -40,28 +41,20 @@ type Result struct {
 	Truncated int `json:"-"`
 }
 
-// Content is one block of the model view.
-type Content struct {
-	// Type is "text" (the text is in Text) or "json" (the JSON text is in
-	// Text).
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-// Text returns a text content block.
-func Text(s string) Content { return Content{Type: "text", Text: s} }
-
 // TextResult returns a successful result holding one text block.
 func TextResult(s string) *Result {
-	return &Result{Content: []Content{Text(s)}}
+	return &Result{Content: []Content{TextContent(s)}}
 }
 
-// Text returns the text of all content blocks, joined by newlines.
+// Text returns the model view as text: the text blocks (and embedded text
+// resources) joined by newlines, with a short note in brackets for each
+// other block ("[image image/png, 1204 bytes]"). It is what a host that
+// can only send text gives the model.
 func (r *Result) Text() string {
 	if r == nil {
 		return ""
 	}
-	if len(r.Content) == 1 {
+	if len(r.Content) == 1 && r.Content[0].Type == ContentText {
 		return r.Content[0].Text
 	}
 	var b strings.Builder
@@ -69,7 +62,12 @@ func (r *Result) Text() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(c.Text)
+		switch {
+		case c.Type == ContentText, c.Type == ContentResource && c.Data == nil:
+			b.WriteString(c.Text)
+		default:
+			b.WriteString("[" + c.describe() + "]")
+		}
 	}
 	return b.String()
 }
@@ -78,22 +76,22 @@ func (r *Result) Text() string {
 type Status uint8
 
 const (
-	// OK: the tool ran and succeeded.
-	OK Status = iota
-	// Invalid: the arguments failed preflight; the tool did not run.
-	Invalid
-	// Denied: approval was refused; the tool did not run.
-	Denied
-	// Canceled: the caller's context was cancelled.
-	Canceled
-	// TimedOut: the call ran past its deadline.
-	TimedOut
-	// Failed: the tool returned an error.
-	Failed
-	// Panicked: the tool panicked or exited its goroutine.
-	Panicked
-	// UnknownTool: no tool has the requested name.
-	UnknownTool
+	// StatusOK: the tool ran and succeeded.
+	StatusOK Status = iota
+	// StatusInvalid: the arguments failed preflight; the tool did not run.
+	StatusInvalid
+	// StatusDenied: approval was refused; the tool did not run.
+	StatusDenied
+	// StatusCanceled: the caller's context was cancelled.
+	StatusCanceled
+	// StatusTimedOut: the call ran past its deadline.
+	StatusTimedOut
+	// StatusFailed: the tool returned an error.
+	StatusFailed
+	// StatusPanicked: the tool panicked or exited its goroutine.
+	StatusPanicked
+	// StatusUnknownTool: no tool has the requested name.
+	StatusUnknownTool
 )
 
 var statusNames = [...]string{"ok", "invalid", "denied", "canceled", "timed_out", "failed", "panicked", "unknown_tool"}

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -68,6 +69,34 @@ func schemaForType(t reflect.Type) (raw json.RawMessage, err error) {
 	}
 	return out, nil
 }
+
+// outputSchemaFor returns the schema of a typed tool's structured output
+// when its result type is a struct (or a pointer to one) that encodes as
+// an object, and nil otherwise: strings become text, not structured
+// output; slices, maps and types with their own JSON encoding have no
+// schema a client could rely on.
+func outputSchemaFor(t reflect.Type) json.RawMessage {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t == resultType || t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) ||
+		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		return nil
+	}
+	if checkType(t, nil, map[reflect.Type]bool{}) != nil {
+		return nil
+	}
+	s, err := schemaForType(t)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+var (
+	resultType        = reflect.TypeFor[Result]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
 
 // checkType walks t and rejects what cannot be a tool argument, before the
 // schema generator sees it (it loops forever on recursive types).

@@ -35,7 +35,7 @@ func bigTool(name, out string) tool.AnyTool {
 		func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult(out), nil })
 }
 
-func spillRegistry(t *testing.T, store tool.SpillStore, capBytes int, tools ...tool.AnyTool) *tool.Registry[struct{}] {
+func spillRegistry(t *testing.T, store tool.SpillStore, capBytes int, tools ...tool.Definer) *tool.Registry[struct{}] {
 	t.Helper()
 	return registryWith(t, &tool.RegistryOptions{Spill: store, MaxOutputBytes: capBytes}, tools...)
 }
@@ -55,7 +55,7 @@ func readAll(t *testing.T, r *tool.Registry[struct{}], session string, res *tool
 			return parts
 		}
 		res = callAs(r, session, tool.ReadOutputTool, `{"cursor":"`+m[1]+`"}`)
-		require.Equal(t, tool.OK, res.Status, res.Text())
+		require.Equal(t, tool.StatusOK, res.Status, res.Text())
 		txt := res.Text()
 		require.LessOrEqual(t, len(txt), capBytes)
 		require.True(t, utf8.ValidString(txt))
@@ -73,7 +73,7 @@ func TestSpillReadsBackEverything(t *testing.T) {
 		t.Run(fmt.Sprint(capBytes), func(t *testing.T) {
 			r := spillRegistry(t, tool.NewMemorySpill(0), capBytes, bigTool("big", out))
 			res := callAs(r, "s1", "big", `{}`)
-			require.Equal(t, tool.OK, res.Status)
+			require.Equal(t, tool.StatusOK, res.Status)
 			txt := res.Text()
 			assert.LessOrEqual(t, len(txt), capBytes)
 			require.Regexp(t, cursorInText, txt)
@@ -110,14 +110,14 @@ func TestSpillRefusals(t *testing.T) {
 
 	t.Run("another session", func(t *testing.T) {
 		res := read("other", cursorOf(callAs(r, "s1", "big", `{}`)))
-		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Equal(t, tool.StatusInvalid, res.Status)
 		assert.Contains(t, res.Text(), "different request")
 	})
 	t.Run("altered", func(t *testing.T) {
 		c := []byte(cursorOf(callAs(r, "s1", "big", `{}`)))
 		c[len(c)/2] ^= 1
 		res := read("s1", string(c))
-		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Equal(t, tool.StatusInvalid, res.Status)
 		assert.Contains(t, res.Text(), "without a cursor")
 	})
 	t.Run("a page cursor", func(t *testing.T) {
@@ -128,20 +128,20 @@ func TestSpillRefusals(t *testing.T) {
 		require.NoError(t, json.Unmarshal(page.Structured, &p))
 		require.NotEmpty(t, p.Next)
 		res := read("s1", p.Next)
-		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Equal(t, tool.StatusInvalid, res.Status)
 		var ae *tool.ArgsError
 		require.ErrorAs(t, res.Err, &ae)
 	})
 	t.Run("missing", func(t *testing.T) {
 		res := callAs(r, "s1", tool.ReadOutputTool, `{}`)
-		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Equal(t, tool.StatusInvalid, res.Status)
 		assert.Contains(t, res.Text(), "cursor")
 	})
 	t.Run("expired", func(t *testing.T) {
 		c := cursorOf(callAs(r, "s1", "big", `{}`))
 		clock.Advance(2 * time.Minute)
 		res := read("s1", c)
-		assert.Equal(t, tool.Invalid, res.Status)
+		assert.Equal(t, tool.StatusInvalid, res.Status)
 		assert.Contains(t, res.Text(), "expired")
 	})
 	t.Run("evicted", func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestSpillRefusals(t *testing.T) {
 			callAs(r, "s1", "big", `{}`)
 		}
 		res := read("s1", first)
-		assert.Equal(t, tool.Failed, res.Status)
+		assert.Equal(t, tool.StatusFailed, res.Status)
 		assert.Contains(t, res.Text(), "no longer kept")
 		assert.ErrorIs(t, res.Err, tool.ErrSpillGone)
 		assert.LessOrEqual(t, store.Len(), 300<<10)
@@ -172,7 +172,7 @@ func TestSpillFallsBackToPlainCap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := spillRegistry(t, tt.store, tt.capBytes, bigTool("big", out))
 			res := callAs(r, "", "big", `{}`)
-			assert.Equal(t, tool.OK, res.Status)
+			assert.Equal(t, tool.StatusOK, res.Status)
 			assert.LessOrEqual(t, len(res.Text()), tt.capBytes)
 			assert.Contains(t, res.Text(), "bytes cut here …]")
 			assert.NotContains(t, res.Text(), tool.ReadOutputTool)
@@ -197,7 +197,7 @@ func TestSpillRegistersReadOutput(t *testing.T) {
 	assert.Equal(t, tool.ReadOutputTool, defs[0].Name)
 	assert.Equal(t, tool.ReadOnly, defs[0].Safety)
 
-	err := r.AddAny(bigTool(tool.ReadOutputTool, "x"))
+	err := r.Add(bigTool(tool.ReadOutputTool, "x"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "already registered")
 

@@ -36,10 +36,10 @@ func stubborn(name string, timeout, d time.Duration) tool.AnyTool {
 		})
 }
 
-func registryWith(t *testing.T, opts *tool.RegistryOptions, tools ...tool.AnyTool) *tool.Registry[struct{}] {
+func registryWith(t *testing.T, opts *tool.RegistryOptions, tools ...tool.Definer) *tool.Registry[struct{}] {
 	t.Helper()
 	r := tool.NewRegistry[struct{}](opts)
-	require.NoError(t, r.AddAny(tools...))
+	require.NoError(t, r.Add(tools...))
 	return r
 }
 
@@ -56,42 +56,42 @@ func TestDeadlines(t *testing.T) {
 		timeoutErr bool
 	}{
 		{name: "finishes within its limit", tool: sleeper("t", time.Second, 500*time.Millisecond),
-			want: tool.OK, wantText: []string{"slept"}, wantTook: 500 * time.Millisecond},
+			want: tool.StatusOK, wantText: []string{"slept"}, wantTook: 500 * time.Millisecond},
 		{name: "own timeout", tool: sleeper("t", time.Second, time.Hour),
-			want: tool.TimedOut, wantText: []string{"timed out", "longer than its 1s time limit", "ask for less"}, wantTook: time.Second, timeoutErr: true},
+			want: tool.StatusTimedOut, wantText: []string{"timed out", "longer than its 1s time limit", "ask for less"}, wantTook: time.Second, timeoutErr: true},
 		{name: "registry default", tool: sleeper("t", 0, time.Hour), opts: tool.RegistryOptions{DefaultTimeout: 3 * time.Second},
-			want: tool.TimedOut, wantText: []string{"3s time limit"}, wantTook: 3 * time.Second, timeoutErr: true},
+			want: tool.StatusTimedOut, wantText: []string{"3s time limit"}, wantTook: 3 * time.Second, timeoutErr: true},
 		{name: "package default", tool: sleeper("t", 0, time.Hour),
-			want: tool.TimedOut, wantText: []string{"2m0s time limit"}, wantTook: tool.DefaultTimeout, timeoutErr: true},
+			want: tool.StatusTimedOut, wantText: []string{"2m0s time limit"}, wantTook: tool.DefaultTimeout, timeoutErr: true},
 		{name: "no default limit", tool: sleeper("t", 0, time.Hour), opts: tool.RegistryOptions{DefaultTimeout: -1},
-			want: tool.OK, wantTook: time.Hour},
+			want: tool.StatusOK, wantTook: time.Hour},
 		{name: "caller deadline", tool: sleeper("t", time.Hour, time.Hour),
 			ctx: func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), time.Second)
 			},
-			want: tool.TimedOut, wantText: []string{"caller's deadline"}, wantTook: time.Second},
+			want: tool.StatusTimedOut, wantText: []string{"caller's deadline"}, wantTook: time.Second},
 		{name: "caller cancels", tool: sleeper("t", time.Hour, time.Hour),
 			ctx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
 				time.AfterFunc(2*time.Second, cancel)
 				return ctx, cancel
 			},
-			want: tool.Canceled, wantText: []string{"was cancelled", "may have done part"}, wantTook: 2 * time.Second},
+			want: tool.StatusCanceled, wantText: []string{"was cancelled", "may have done part"}, wantTook: 2 * time.Second},
 		{name: "caller cancels with a cause", tool: sleeper("t", time.Hour, time.Hour),
 			ctx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancelCause(context.Background())
 				time.AfterFunc(time.Second, func() { cancel(errors.New("user pressed stop")) })
 				return ctx, func() { cancel(nil) }
 			},
-			want: tool.Canceled, wantText: []string{"user pressed stop"}, wantTook: time.Second},
+			want: tool.StatusCanceled, wantText: []string{"user pressed stop"}, wantTook: time.Second},
 		{name: "ignores its context: abandoned after the grace", tool: stubborn("t", time.Second, time.Hour),
 			opts: tool.RegistryOptions{Grace: 500 * time.Millisecond},
-			want: tool.TimedOut, wantText: []string{"did not stop when asked", "may still be running"},
+			want: tool.StatusTimedOut, wantText: []string{"did not stop when asked", "may still be running"},
 			wantTook: 1500 * time.Millisecond, abandoned: true, timeoutErr: true},
 		{name: "ignores its context: default grace", tool: stubborn("t", time.Second, time.Hour),
-			want: tool.TimedOut, wantTook: time.Second + tool.DefaultGrace, abandoned: true, timeoutErr: true},
+			want: tool.StatusTimedOut, wantTook: time.Second + tool.DefaultGrace, abandoned: true, timeoutErr: true},
 		{name: "ignores its context but returns within the grace", tool: stubborn("t", time.Second, 1500*time.Millisecond),
-			want: tool.TimedOut, wantText: []string{"may have done part"}, wantTook: 1500 * time.Millisecond, timeoutErr: true},
+			want: tool.StatusTimedOut, wantText: []string{"may have done part"}, wantTook: 1500 * time.Millisecond, timeoutErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestCancelledCallNeverSucceeds(t *testing.T) {
 				return "all done", nil
 			}))
 		res := r.Call(ctx, struct{}{}, tool.Request{Name: "t"})
-		tooltest.WantStatus(t, res, tool.Canceled)
+		tooltest.WantStatus(t, res, tool.StatusCanceled)
 		assert.NotContains(t, res.Text(), "all done")
 	})
 }
@@ -180,7 +180,7 @@ func TestIdleTimeout(t *testing.T) {
 
 		start = time.Now()
 		res := tooltest.Call(t, r, struct{}{}, "silent", "")
-		tooltest.WantStatus(t, res, tool.TimedOut)
+		tooltest.WantStatus(t, res, tool.StatusTimedOut)
 		tooltest.WantTextContains(t, res, "no progress for 1s")
 		assert.Equal(t, 1500*time.Millisecond, time.Since(start))
 
@@ -196,16 +196,16 @@ func TestWrapAppliesTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := tool.Wrap(tool.Adapt[struct{}](sleeper("t", time.Second, time.Hour)))
 		start := time.Now()
-		res, err := w.Call(context.Background(), &tool.Call[struct{}]{Name: "t"})
+		res, err := w.Run(context.Background(), &tool.Call[struct{}]{Name: "t"})
 		require.NoError(t, err)
-		tooltest.WantStatus(t, res, tool.TimedOut)
+		tooltest.WantStatus(t, res, tool.StatusTimedOut)
 		assert.Equal(t, time.Second, time.Since(start))
 	})
 }
 
 func TestNegativeTimeoutIsRejected(t *testing.T) {
 	r := tool.NewRegistry[struct{}](nil)
-	err := r.AddAny(sleeper("t", -time.Second, 0))
+	err := r.Add(sleeper("t", -time.Second, 0))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "must not be negative")
 }

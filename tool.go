@@ -10,7 +10,13 @@ import (
 // schema) and what the host's policies read (safety, tier, limits).
 //
 // Passed to [New] or [NewFor] with InputSchema empty, the schema is
-// generated from the argument type.
+// generated from the argument type, and with OutputSchema empty, the
+// output schema from the result type when it is a struct.
+//
+// Its JSON form is what a model or an MCP client sees: name, title,
+// description, inputSchema, outputSchema and annotations (see
+// [Definition.Annotations]); the host's settings (tier, limits, Hidden) are
+// left out.
 type Definition struct {
 	// Name is how the model calls the tool: 1 to 64 of a-z, A-Z, 0-9, '_'
 	// and '-', which every major provider accepts. Matched exactly.
@@ -30,14 +36,14 @@ type Definition struct {
 	// [Classifier] may refine it per call. The zero value,
 	// [SafetyUnspecified], counts as [Mutating].
 	Safety Safety
-	// Tier says whether the tool runs without asking (Observe) or needs
-	// confirmation (Confirm), for approval policies. The zero value leaves
+	// Tier says whether the tool runs without asking (TierObserve) or needs
+	// confirmation (TierConfirm), for approval policies. The zero value leaves
 	// the decision to the policy.
 	Tier Tier
 	// Timeout bounds one call to the tool, from when it starts (time spent
 	// waiting for approval does not count). Zero means the registry's
 	// default ([RegistryOptions.DefaultTimeout]). A call past its limit has
-	// its context cancelled with a [TimeoutError] cause and ends TimedOut.
+	// its context cancelled with a [TimeoutError] cause and ends StatusTimedOut.
 	Timeout time.Duration
 	// IdleTimeout, if set, ends a call that reports no progress
 	// ([ReportProgress], [ReportPartial]) for this long, with Timeout still
@@ -48,6 +54,10 @@ type Definition struct {
 	// their head and tail around a marker of what was cut. Zero means the
 	// registry's cap ([RegistryOptions.MaxOutputBytes]).
 	MaxOutputBytes int
+	// Idempotent says that repeating a call with the same arguments has no
+	// further effect (setting a value, writing a file whole). MCP clients
+	// read it as idempotentHint.
+	Idempotent bool
 	// Hidden tools can be called but are left out of [Registry.Definitions].
 	Hidden bool
 }
@@ -58,6 +68,91 @@ func (d Definition) DisplayName() string {
 		return d.Title
 	}
 	return d.Name
+}
+
+// Annotations are the hints about a tool's behaviour that MCP clients read
+// (MCP's ToolAnnotations). Each is a hint for the client's interface, never
+// a guarantee: approval decides from [Safety], not from these.
+type Annotations struct {
+	Title       string `json:"title,omitempty"`
+	ReadOnly    *bool  `json:"readOnlyHint,omitempty"`
+	Destructive *bool  `json:"destructiveHint,omitempty"`
+	Idempotent  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Annotations returns the hints the definition implies: readOnlyHint for a
+// ReadOnly tool; destructiveHint for Destructive (and false for Mutating
+// and Network); idempotentHint from Idempotent; openWorldHint for Network
+// (false for the others). A tool whose Safety is unspecified gives no hint
+// but idempotentHint, so a client assumes the worst, as MCP's defaults do.
+func (d Definition) Annotations() Annotations {
+	a := Annotations{Title: d.Title}
+	yes, no := true, false
+	switch d.Safety {
+	case ReadOnly:
+		a.ReadOnly, a.OpenWorld = &yes, &no
+	case Mutating:
+		a.ReadOnly, a.Destructive, a.OpenWorld = &no, &no, &no
+	case Destructive:
+		a.ReadOnly, a.Destructive, a.OpenWorld = &no, &yes, &no
+	case Network:
+		a.ReadOnly, a.Destructive, a.OpenWorld = &no, &no, &yes
+	}
+	if d.Safety != ReadOnly {
+		idem := d.Idempotent
+		a.Idempotent = &idem
+	}
+	return a
+}
+
+// definitionJSON is the wire form of a Definition.
+type definitionJSON struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *Annotations    `json:"annotations,omitempty"`
+}
+
+// MarshalJSON writes what a model or an MCP client sees of the tool.
+func (d Definition) MarshalJSON() ([]byte, error) {
+	j := definitionJSON{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema}
+	if a := d.Annotations(); a != (Annotations{}) {
+		j.Annotations = &a
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (and MCP's Tool): the
+// annotations set Safety (readOnlyHint: ReadOnly, destructiveHint:
+// Destructive, openWorldHint: Network, any other hint: Mutating) and
+// Idempotent.
+func (d *Definition) UnmarshalJSON(b []byte) error {
+	var j definitionJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*d = Definition{Name: j.Name, Title: j.Title, Description: j.Description, InputSchema: j.InputSchema, OutputSchema: j.OutputSchema}
+	if a := j.Annotations; a != nil {
+		is := func(p *bool) bool { return p != nil && *p }
+		switch {
+		case is(a.ReadOnly):
+			d.Safety = ReadOnly
+		case is(a.Destructive):
+			d.Safety = Destructive
+		case is(a.OpenWorld):
+			d.Safety = Network
+		case a.ReadOnly != nil || a.Destructive != nil || a.OpenWorld != nil:
+			d.Safety = Mutating
+		}
+		d.Idempotent = is(a.Idempotent)
+		if d.Title == "" {
+			d.Title = a.Title
+		}
+	}
+	return nil
 }
 
 // Safety classifies what a call may do to the world.
@@ -96,17 +191,17 @@ type Tier uint8
 const (
 	// TierUnspecified is the zero value: the policy decides from Safety.
 	TierUnspecified Tier = iota
-	// Observe tools run without asking.
-	Observe
-	// Confirm tools need an approval for each call.
-	Confirm
+	// TierObserve tools run without asking.
+	TierObserve
+	// TierConfirm tools need an approval for each call.
+	TierConfirm
 )
 
 func (t Tier) String() string {
 	switch t {
-	case Observe:
+	case TierObserve:
 		return "observe"
-	case Confirm:
+	case TierConfirm:
 		return "confirm"
 	}
 	return "unspecified"
@@ -125,7 +220,7 @@ func (t Tier) String() string {
 // [NewFor] builds a typed Tool from a function instead.
 type Tool[C any] interface {
 	Definition() Definition
-	Call(ctx context.Context, call *Call[C]) (*Result, error)
+	Run(ctx context.Context, call *Call[C]) (*Result, error)
 }
 
 // AnyTool is a tool that needs no host state, so any registry, exporter or
@@ -150,11 +245,11 @@ type adapted[C any] struct{ t AnyTool }
 func (a *adapted[C]) Definition() Definition { return a.t.Definition() }
 func (a *adapted[C]) Unwrap() any            { return a.t }
 
-func (a *adapted[C]) Call(ctx context.Context, call *Call[C]) (*Result, error) {
+func (a *adapted[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
 	if r, ok := a.t.(preparedRunner); ok && call.preparedFor == a.t {
 		return r.runPrepared(ctx, call.prepared)
 	}
-	return a.t.Run(ctx, call.Args)
+	return a.t.Run(ctx, call.args)
 }
 
 // Wrapper is implemented by tools that wrap another tool. Unwrap returns the
@@ -193,4 +288,14 @@ func As[T any](t any) (T, bool) {
 // Validate() error.
 type ArgsValidator interface {
 	ValidateArgs(args any) error
+}
+
+// DefinitionChecker is an optional interface of a tool whose construction
+// can fail (a typed tool whose argument type cannot be used, a program
+// that was not named): [Registry.Add] calls CheckDefinition and refuses the
+// tool with the error it returns, with every other problem found. Tool
+// constructors outside this package report their problems this way, so
+// that they surface at registration and not at the first call.
+type DefinitionChecker interface {
+	CheckDefinition() error
 }

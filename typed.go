@@ -27,7 +27,7 @@ import (
 // name) is reported by [Registry.Add]; such a tool fails every call.
 func New[In, Out any](def Definition, fn func(ctx context.Context, in In) (Out, error)) AnyTool {
 	t := &typed[In, Out]{fn: fn}
-	t.init(def)
+	t.init(def, reflect.TypeFor[Out]())
 	return t
 }
 
@@ -35,7 +35,7 @@ func New[In, Out any](def Definition, fn func(ctx context.Context, in In) (Out, 
 // receives the [*Call], whose State field holds it.
 func NewFor[C, In, Out any](def Definition, fn func(ctx context.Context, call *Call[C], in In) (Out, error)) Tool[C] {
 	t := &typedFor[C, In, Out]{fn: fn}
-	t.init(def)
+	t.init(def, reflect.TypeFor[Out]())
 	return t
 }
 
@@ -57,8 +57,8 @@ type raw struct {
 	err error
 }
 
-func (r *raw) Definition() Definition   { return r.def }
-func (r *raw) constructionError() error { return r.err }
+func (r *raw) Definition() Definition { return r.def }
+func (r *raw) CheckDefinition() error { return r.err }
 
 func (r *raw) Run(ctx context.Context, args json.RawMessage) (*Result, error) {
 	if r.err != nil {
@@ -76,7 +76,10 @@ type typedCore[In any] struct {
 	pf     *preflight // for calls outside a registry
 }
 
-func (c *typedCore[In]) init(def Definition) {
+func (c *typedCore[In]) init(def Definition, out reflect.Type) {
+	if len(def.OutputSchema) == 0 {
+		def.OutputSchema = outputSchemaFor(out)
+	}
 	if len(def.InputSchema) == 0 {
 		s, err := SchemaFor[In]()
 		if err != nil {
@@ -99,7 +102,7 @@ func (c *typedCore[In]) init(def Definition) {
 }
 
 func (c *typedCore[In]) Definition() Definition         { return c.def }
-func (c *typedCore[In]) constructionError() error       { return c.err }
+func (c *typedCore[In]) CheckDefinition() error         { return c.err }
 func (c *typedCore[In]) compiledSchema() *schema.Schema { return c.schema }
 
 // prepare decodes the validated tree into In and runs In's own check. It
@@ -149,11 +152,11 @@ type typedFor[C, In, Out any] struct {
 	fn func(context.Context, *Call[C], In) (Out, error)
 }
 
-func (t *typedFor[C, In, Out]) Call(ctx context.Context, call *Call[C]) (*Result, error) {
+func (t *typedFor[C, In, Out]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
 	if in, ok := call.prepared.(*In); ok && call.preparedFor == t {
 		return outResult(t.fn(ctx, call, *in))
 	}
-	in, res := t.standalone(call.Args)
+	in, res := t.standalone(call.args)
 	if res != nil {
 		return res, nil
 	}
@@ -162,9 +165,8 @@ func (t *typedFor[C, In, Out]) Call(ctx context.Context, call *Call[C]) (*Result
 
 // Internal interfaces the pipeline discovers through As.
 type (
-	constructionChecker interface{ constructionError() error }
-	schemaProvider      interface{ compiledSchema() *schema.Schema }
-	preparer            interface {
+	schemaProvider interface{ compiledSchema() *schema.Schema }
+	preparer       interface {
 		prepare(v any) (any, error)
 	}
 	preparedRunner interface {
@@ -187,5 +189,5 @@ func outResult[Out any](out Out, err error) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Internal: true, Cause: fmt.Errorf("tool output cannot be encoded as JSON: %w", err)}
 	}
-	return &Result{Content: []Content{Text(string(b))}, Structured: b}, nil
+	return &Result{Content: []Content{TextContent(string(b))}, Structured: b}, nil
 }

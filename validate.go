@@ -45,7 +45,7 @@ func (l Limits) parser() jsonparse.Limits {
 }
 
 // ArgsError is the host's structured view of arguments that failed
-// preflight; Result.Err holds one for every Invalid result. Its Error text
+// preflight; Result.Err holds one for every StatusInvalid result. Its Error text
 // is exactly what the model was told.
 type ArgsError struct {
 	Tool      string

@@ -32,7 +32,7 @@ func TestPreflightAccepts(t *testing.T) {
 				<-received
 			}
 			res := call(r, "search", tt.args)
-			require.Equal(t, tool.OK, res.Status, res.Text())
+			require.Equal(t, tool.StatusOK, res.Status, res.Text())
 			assert.Equal(t, tt.want, <-received)
 		})
 	}
@@ -84,7 +84,7 @@ func TestPreflightRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(r, "search", tt.args)
-			require.Equal(t, tool.Invalid, res.Status, res.Text())
+			require.Equal(t, tool.StatusInvalid, res.Status, res.Text())
 			require.True(t, res.IsError)
 			checkModelText(t, res)
 			var ae *tool.ArgsError
@@ -112,7 +112,7 @@ func TestPreflightErrorsStayBounded(t *testing.T) {
 	}
 	b.WriteString("}")
 	res := call(r, "search", b.String())
-	require.Equal(t, tool.Invalid, res.Status)
+	require.Equal(t, tool.StatusInvalid, res.Status)
 	var ae *tool.ArgsError
 	require.ErrorAs(t, res.Err, &ae)
 	assert.Equal(t, 5000, ae.Total)
@@ -140,10 +140,10 @@ func TestTypedValidateMethodRunsInPreflight(t *testing.T) {
 	})
 	r := newRegistry(t, rng)
 	res := call(r, "range", `{"from":5,"to":1}`)
-	assert.Equal(t, tool.Invalid, res.Status)
+	assert.Equal(t, tool.StatusInvalid, res.Status)
 	assert.Contains(t, res.Text(), "from must not be after to (swap them)")
 	assert.False(t, ran)
-	assert.Equal(t, tool.OK, call(r, "range", `{"from":1,"to":5}`).Status)
+	assert.Equal(t, tool.StatusOK, call(r, "range", `{"from":1,"to":5}`).Status)
 }
 
 type rawWithCheck struct{ tool.AnyTool }

@@ -14,17 +14,17 @@ import (
 type Step func(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error)
 
 // AllowOnce answers allow-once.
-func AllowOnce() Step { return decide(tool.Decision{Kind: tool.AllowOnce}) }
+func AllowOnce() Step { return decide(tool.Decision{Kind: tool.DecisionAllowOnce}) }
 
 // AllowAlways answers allow-always.
-func AllowAlways() Step { return decide(tool.Decision{Kind: tool.AllowAlways}) }
+func AllowAlways() Step { return decide(tool.Decision{Kind: tool.DecisionAllowAlways}) }
 
 // Deny answers deny, with the reason the model is shown.
-func Deny(reason string) Step { return decide(tool.Decision{Kind: tool.Deny, Reason: reason}) }
+func Deny(reason string) Step { return decide(tool.Decision{Kind: tool.DecisionDeny, Reason: reason}) }
 
 // EditArgs answers with new arguments for the call.
 func EditArgs(args string) Step {
-	return decide(tool.Decision{Kind: tool.EditArgs, Args: json.RawMessage(args)})
+	return decide(tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(args)})
 }
 
 // Fail makes the approver return err.

@@ -57,7 +57,7 @@ var adversarial = []struct{ name, args string }{
 // optional interfaces; arguments derived from valid ones by [Mutations]
 // come back Invalid; a call ends soon after its context is cancelled; no
 // goroutine is left running after a call.
-func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
+func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 	t.Helper()
 	if s.MaxDescription == 0 {
 		s.MaxDescription = 1024
@@ -85,7 +85,7 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 			// A long grace: a tool that ignores cancellation must not be
 			// hidden by the registry giving up on it.
 			reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Grace: time.Hour})
-			regErr := reg.AddAny(tl)
+			regErr := reg.Add(tl)
 			t.Run("description is present and not too long", func(t *testing.T) {
 				if strings.TrimSpace(def.Description) == "" {
 					t.Fatal("the description is empty; the model uses it to decide when to call the tool")
@@ -113,7 +113,7 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 			})
 			t.Run("schema rejects unknown keys", func(t *testing.T) {
 				res := Call(t, reg, struct{}{}, def.Name, `{"tooltest_unknown_key":1}`)
-				if res.Status != tool.Invalid {
+				if res.Status != tool.StatusInvalid {
 					t.Fatalf(`a call with an unknown key was not refused (set "additionalProperties": false):%s`, "\n"+ModelView(res))
 				}
 			})
@@ -121,7 +121,7 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 				for _, a := range adversarial {
 					res := Call(t, reg, struct{}{}, def.Name, a.args)
 					var ae *tool.ArgsError
-					if res.Status != tool.Invalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
+					if res.Status != tool.StatusInvalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
 						t.Errorf("%s: want an Invalid result with problems, got\n%s", a.name, ModelView(res))
 					}
 					if strings.ContainsRune(res.Text(), 0x1b) {
@@ -149,7 +149,7 @@ func Conformance(t *testing.T, s Suite, tools ...tool.AnyTool) {
 				for _, m := range muts {
 					res := Call(t, reg, struct{}{}, def.Name, m.Args)
 					var ae *tool.ArgsError
-					if res.Status != tool.Invalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
+					if res.Status != tool.StatusInvalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
 						t.Errorf("%s: %s\nwant an Invalid result with problems, got\n%s", m.Name, m.Args, ModelView(res))
 					}
 				}
@@ -198,7 +198,7 @@ func acceptedArgs(reg *tool.Registry[struct{}], def tool.Definition) string {
 
 func accepts(reg *tool.Registry[struct{}], name, args string) bool {
 	res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: name, Args: json.RawMessage(args)})
-	return res.Status != tool.Invalid
+	return res.Status != tool.StatusInvalid
 }
 
 // optionalInterfaces are the interfaces the pipeline discovers on a tool.

@@ -38,33 +38,33 @@ func (checking) ValidateArgs(any) error { return nil }
 // brokenTools are each built to break one rule.
 var brokenTools = map[string]struct {
 	rule  string
-	tools func() []tool.AnyTool
+	tools func() []tool.Definer
 }{
-	"duplicate": {"names are valid and unique", func() []tool.AnyTool { return []tool.AnyTool{echo(), echo()} }},
-	"invalid schema": {"schema registers", func() []tool.AnyTool {
-		return []tool.AnyTool{tool.NewRaw(tool.Definition{Name: "bad", Description: "x", InputSchema: json.RawMessage(`{"type":"array"}`)}, nil)}
+	"duplicate": {"names are valid and unique", func() []tool.Definer { return []tool.Definer{echo(), echo()} }},
+	"invalid schema": {"schema registers", func() []tool.Definer {
+		return []tool.Definer{tool.NewRaw(tool.Definition{Name: "bad", Description: "x", InputSchema: json.RawMessage(`{"type":"array"}`)}, nil)}
 	}},
-	"panics on open schema": {"schema rejects unknown keys", func() []tool.AnyTool {
-		return []tool.AnyTool{tool.NewRaw(tool.Definition{Name: "open", Description: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+	"panics on open schema": {"schema rejects unknown keys", func() []tool.Definer {
+		return []tool.Definer{tool.NewRaw(tool.Definition{Name: "open", Description: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
 			func(context.Context, json.RawMessage) (*tool.Result, error) { panic("boom") })}
 	}},
-	"ignores cancellation": {"call ends soon after cancellation", func() []tool.AnyTool {
-		return []tool.AnyTool{tool.New(tool.Definition{Name: "stubborn", Description: "x"}, func(context.Context, noArgs) (string, error) {
+	"ignores cancellation": {"call ends soon after cancellation", func() []tool.Definer {
+		return []tool.Definer{tool.New(tool.Definition{Name: "stubborn", Description: "x"}, func(context.Context, noArgs) (string, error) {
 			time.Sleep(3 * time.Second)
 			return "done", nil
 		})}
 	}},
-	"leaks a goroutine": {"no goroutine left after a call", func() []tool.AnyTool {
-		return []tool.AnyTool{tool.New(tool.Definition{Name: "leaky", Description: "x"}, func(context.Context, noArgs) (string, error) {
+	"leaks a goroutine": {"no goroutine left after a call", func() []tool.Definer {
+		return []tool.Definer{tool.New(tool.Definition{Name: "leaky", Description: "x"}, func(context.Context, noArgs) (string, error) {
 			go func() { time.Sleep(time.Hour) }()
 			return "done", nil
 		})}
 	}},
-	"wrapper drops interface": {"wrappers keep optional interfaces", func() []tool.AnyTool {
-		return []tool.AnyTool{hidingWrapper{checking{echo()}}}
+	"wrapper drops interface": {"wrappers keep optional interfaces", func() []tool.Definer {
+		return []tool.Definer{hidingWrapper{checking{echo()}}}
 	}},
-	"long description": {"description is present and not too long", func() []tool.AnyTool {
-		return []tool.AnyTool{tool.New(tool.Definition{Name: "wordy", Description: strings.Repeat("very ", 300)}, func(context.Context, noArgs) (string, error) { return "", nil })}
+	"long description": {"description is present and not too long", func() []tool.Definer {
+		return []tool.Definer{tool.New(tool.Definition{Name: "wordy", Description: strings.Repeat("very ", 300)}, func(context.Context, noArgs) (string, error) { return "", nil })}
 	}},
 }
 
@@ -98,7 +98,7 @@ func TestHarness(t *testing.T) {
 	tooltest.WantOK(t, res)
 	tooltest.WantText(t, res, "hi")
 	res = tooltest.Run(t, echo(), `{"txt":"hi"}`)
-	tooltest.WantStatus(t, res, tool.Invalid)
+	tooltest.WantStatus(t, res, tool.StatusInvalid)
 	tooltest.WantTextContains(t, res, `Did you mean "text"?`)
 
 	type point struct{ X, Y int }
@@ -110,6 +110,6 @@ func TestHarness(t *testing.T) {
 
 func TestGoldenDefinitions(t *testing.T) {
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(echo())
+	r.MustAdd(echo())
 	tooltest.GoldenDefinitions(t, r.Definitions(), "testdata/echo.golden.json")
 }

@@ -50,7 +50,7 @@ func ExampleApprover() {
 	approver := tooltest.NewApprover(tooltest.AllowOnce(), tooltest.Deny("keep the README"))
 
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(del)
+	r.MustAdd(del)
 	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
 	for _, p := range []string{"tmp.txt", "README.md"} {
 		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "delete_file", Args: []byte(`{"path":"` + p + `"}`)})
@@ -75,7 +75,7 @@ func ExampleRecorder() {
 			return "done", nil
 		})
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: rec})
-	r.MustAddAny(work)
+	r.MustAdd(work)
 	r.Call(context.Background(), struct{}{}, tool.Request{ID: "call-1", Name: "work"})
 	fmt.Println(rec.Kinds("call-1"))
 	fmt.Println(rec.For("call-1")[1].Progress.Message)

@@ -26,7 +26,7 @@ const maxModelText = 1 << 20
 func Fuzz(f *testing.F, tl tool.AnyTool, validArgs ...string) {
 	f.Helper()
 	reg := tool.NewRegistry[struct{}](nil)
-	if err := reg.AddAny(tl); err != nil {
+	if err := reg.Add(tl); err != nil {
 		f.Fatalf("tooltest: the tool cannot be registered: %v", err)
 	}
 	def := tl.Definition()
@@ -54,7 +54,7 @@ func Fuzz(f *testing.F, tl tool.AnyTool, validArgs ...string) {
 		if res == nil {
 			t.Fatal("nil result")
 		}
-		if res.Status == tool.Panicked {
+		if res.Status == tool.StatusPanicked {
 			t.Fatalf("the tool crashed on %q:\n%s", args, ModelView(res))
 		}
 		txt := res.Text()
@@ -66,7 +66,7 @@ func Fuzz(f *testing.F, tl tool.AnyTool, validArgs ...string) {
 				t.Fatalf("model text holds raw control character %U", r)
 			}
 		}
-		if res.Status == tool.Invalid {
+		if res.Status == tool.StatusInvalid {
 			var ae *tool.ArgsError
 			if !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
 				t.Fatalf("Invalid without problems for %q:\n%s", args, ModelView(res))

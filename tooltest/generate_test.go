@@ -36,7 +36,7 @@ func TestGenerateArgsAreValid(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := tooltest.Run(t, tl, args)
-		if res.Status != tool.OK {
+		if res.Status != tool.StatusOK {
 			t.Fatalf("seed %d: generated %s, refused:\n%s", seed, args, tooltest.ModelView(res))
 		}
 	}
@@ -58,7 +58,7 @@ func TestMutationsAreRefused(t *testing.T) {
 	var names []string
 	for _, m := range muts {
 		names = append(names, m.Name)
-		tooltest.WantStatus(t, tooltest.Run(t, tl, m.Args), tool.Invalid)
+		tooltest.WantStatus(t, tooltest.Run(t, tl, m.Args), tool.StatusInvalid)
 	}
 	all := strings.Join(names, "\n")
 	for _, want := range []string{"unknown key", "/limit: below minimum", "/limit: above maximum", "/limit: fraction",

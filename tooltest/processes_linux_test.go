@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -32,14 +32,14 @@ func TestTrackProcesses(t *testing.T) {
 		}
 	})
 	t.Run("a command that cleans up passes", func(t *testing.T) {
-		res, err := tool.RunCommand(context.Background(), tool.Command{Path: "sh", Args: []string{"-c", "sleep 30 & echo ok"}, Env: tooltest.TrackProcesses(t)})
+		res, err := process.Run(context.Background(), process.Command{Path: "sh", Args: []string{"-c", "sleep 30 & echo ok"}, Env: tooltest.TrackProcesses(t)})
 		if err != nil || res.Stdout != "ok\n" {
 			t.Fatalf("RunCommand = %+v, %v", res, err)
 		}
 	})
 	t.Run("nested marks are both carried", func(t *testing.T) {
 		env := tooltest.TrackProcesses(t)
-		res, err := tool.RunCommand(context.Background(), tool.Command{Path: "env", Env: env})
+		res, err := process.Run(context.Background(), process.Command{Path: "env", Env: env})
 		if err != nil {
 			t.Fatal(err)
 		}

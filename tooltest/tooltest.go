@@ -20,10 +20,10 @@ import (
 // Run calls a state-free tool through the full registry pipeline
 // (preflight included) with args as a model would write them, and returns
 // the result.
-func Run(t testing.TB, tl tool.AnyTool, args string) *tool.Result {
+func Run(t testing.TB, tl tool.Definer, args string) *tool.Result {
 	t.Helper()
 	r := tool.NewRegistry[struct{}](nil)
-	if err := r.AddAny(tl); err != nil {
+	if err := r.Add(tl); err != nil {
 		t.Fatalf("tooltest: the tool cannot be registered: %v", err)
 	}
 	return r.Call(context.Background(), struct{}{}, tool.Request{ID: "tooltest", Name: tl.Definition().Name, Args: json.RawMessage(args)})
@@ -69,7 +69,7 @@ func ModelView(res *tool.Result) string {
 // WantOK fails the test unless the call succeeded.
 func WantOK(t testing.TB, res *tool.Result) {
 	t.Helper()
-	if res == nil || res.Status != tool.OK || res.IsError {
+	if res == nil || res.Status != tool.StatusOK || res.IsError {
 		t.Fatalf("tooltest: want a successful call, got\n%s", ModelView(res))
 	}
 }

@@ -34,7 +34,7 @@ type ShellArgs struct {
 // project is the workspace the tools act on.
 type project struct{ files map[string]string }
 
-func (p *project) tools() []tool.AnyTool {
+func (p *project) tools() []tool.Definer {
 	edit := tool.New(tool.Definition{Name: "edit_file", Title: "Edit a file", Description: "Replaces the content of a file.", Safety: tool.Mutating},
 		func(_ context.Context, in EditArgs) (string, error) {
 			p.files[in.Path] = in.Content
@@ -69,7 +69,7 @@ func (p *project) tools() []tool.AnyTool {
 			return tool.Preview{Title: "Run a command", Summary: "$ " + in.Command}, nil
 		},
 	})
-	return []tool.AnyTool{edit, shell}
+	return []tool.Definer{edit, shell}
 }
 
 // script is what the model "says".
@@ -101,7 +101,7 @@ func (t *terminal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 	}
 	if t.yes {
 		fmt.Fprintln(t.out, "   -yes: allowed once")
-		return tool.Decision{Kind: tool.AllowOnce}, nil
+		return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 	}
 	choices := "[y]es / [n]o / [a]lways / [e]dit"
 	if req.Requirement.Mode == tool.RequireAskAlways {
@@ -115,17 +115,17 @@ func (t *terminal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 		}
 		switch strings.TrimSpace(line) {
 		case "y", "yes":
-			return tool.Decision{Kind: tool.AllowOnce}, nil
+			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 		case "a", "always":
-			return tool.Decision{Kind: tool.AllowAlways}, nil
+			return tool.Decision{Kind: tool.DecisionAllowAlways}, nil
 		case "n", "no":
 			fmt.Fprint(t.out, "   reason for the model (optional): ")
 			reason, _ := t.in.ReadString('\n')
-			return tool.Decision{Kind: tool.Deny, Reason: strings.TrimSpace(reason)}, nil
+			return tool.Decision{Kind: tool.DecisionDeny, Reason: strings.TrimSpace(reason)}, nil
 		case "e", "edit":
 			fmt.Fprintf(t.out, "   current arguments: %s\n   new arguments (JSON, one line): ", req.Args)
 			args, _ := t.in.ReadString('\n')
-			return tool.Decision{Kind: tool.EditArgs, Args: json.RawMessage(strings.TrimSpace(args))}, nil
+			return tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(strings.TrimSpace(args))}, nil
 		}
 	}
 }
@@ -133,7 +133,7 @@ func (t *terminal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 func run(ctx context.Context, in io.Reader, out io.Writer, yes bool) error {
 	p := &project{files: map[string]string{"main.go": "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}}
 	r := tool.NewRegistry[struct{}](nil)
-	if err := r.AddAny(p.tools()...); err != nil {
+	if err := r.Add(p.tools()...); err != nil {
 		return err
 	}
 	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{

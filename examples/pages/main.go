@@ -79,7 +79,7 @@ func buildLog() tool.AnyTool {
 
 func newRegistry() *tool.Registry[struct{}] {
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{MaxOutputBytes: 4 << 10, Spill: tool.NewMemorySpill(0)})
-	r.MustAddAny(listFiles(), buildLog())
+	r.MustAdd(listFiles(), buildLog())
 	return r
 }
 

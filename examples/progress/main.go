@@ -35,7 +35,7 @@ type WriteArgs struct {
 
 const step = 5 * time.Millisecond
 
-func tools() []tool.AnyTool {
+func tools() []tool.Definer {
 	build := tool.New(tool.Definition{Name: "build", Description: "Builds packages, reporting each one.", Safety: tool.ReadOnly, Timeout: 40 * step},
 		func(ctx context.Context, in BuildArgs) (string, error) {
 			for i := range in.Packages {
@@ -58,7 +58,7 @@ func tools() []tool.AnyTool {
 			time.Sleep(2 * step)
 			return "noted: " + in.Text, nil
 		})
-	return []tool.AnyTool{build, fetch, write}
+	return []tool.Definer{build, fetch, write}
 }
 
 // console prints events as a host UI would: a progress bar that is
@@ -87,7 +87,7 @@ func (c *console) Observe(e tool.Event) {
 
 func run(ctx context.Context, out io.Writer) error {
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: &console{out: out, bars: map[string]int{}}})
-	if err := r.AddAny(tools()...); err != nil {
+	if err := r.Add(tools()...); err != nil {
 		return err
 	}
 
@@ -101,7 +101,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	fmt.Fprintln(out, "a batch: two fetches together, then the note, then two more fetches together:")
 	quiet := tool.NewRegistry[struct{}](nil)
-	if err := quiet.AddAny(tools()...); err != nil {
+	if err := quiet.Add(tools()...); err != nil {
 		return err
 	}
 	batch := []tool.Request{

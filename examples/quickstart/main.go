@@ -81,8 +81,8 @@ var script = []tool.Request{
 }
 
 // newTools returns the tools the model is offered.
-func newTools() []tool.AnyTool {
-	return []tool.AnyTool{
+func newTools() []tool.Definer {
+	return []tool.Definer{
 		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.ReadOnly}, search),
 		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.ReadOnly}, readFile),
 	}
@@ -90,7 +90,7 @@ func newTools() []tool.AnyTool {
 
 func main() {
 	reg := tool.NewRegistry[struct{}](nil)
-	if err := reg.AddAny(newTools()...); err != nil {
+	if err := reg.Add(newTools()...); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

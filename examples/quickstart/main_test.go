@@ -16,7 +16,7 @@ func TestToolsConform(t *testing.T) {
 
 func TestDefinitionsGolden(t *testing.T) {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAddAny(newTools()...)
+	reg.MustAdd(newTools()...)
 	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }
 
@@ -36,6 +36,6 @@ func TestSearch(t *testing.T) {
 
 func TestReadFileMissingGivesHint(t *testing.T) {
 	res := tooltest.Run(t, newTools()[1], `{"path":"nope.go"}`)
-	tooltest.WantStatus(t, res, tool.Failed)
+	tooltest.WantStatus(t, res, tool.StatusFailed)
 	tooltest.WantTextContains(t, res, "no file named nope.go", "Hint: call search")
 }

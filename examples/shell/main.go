@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 )
 
 // ShellArgs are the arguments of run_shell.
@@ -34,7 +35,7 @@ func runShell() tool.AnyTool {
 	return tool.New(tool.Definition{Name: "run_shell", Description: "Runs a shell command and returns its output.",
 		Safety: tool.Destructive, Timeout: time.Second},
 		func(ctx context.Context, in ShellArgs) (string, error) {
-			res, err := tool.RunCommand(ctx, tool.Command{Path: "sh", Args: []string{"-c", in.Command}, KillGrace: 200 * time.Millisecond})
+			res, err := process.Run(ctx, process.Command{Path: "sh", Args: []string{"-c", in.Command}, KillGrace: 200 * time.Millisecond})
 			if err != nil {
 				return "", err // a timeout becomes a TimedOut result
 			}
@@ -47,10 +48,10 @@ func runShell() tool.AnyTool {
 }
 
 func countLines(dir string) tool.AnyTool {
-	return tool.NewCLI(tool.CLI{
+	return process.NewCLI(process.CLI{
 		Definition: tool.Definition{Name: "count_lines", Description: "Counts the lines of files.", Safety: tool.ReadOnly,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["files"]}`)},
-		Path: "wc", Args: []string{"-l"}, Dir: dir, Mode: tool.ArgsAsFlags, Positional: []string{"files"},
+		Path: "wc", Args: []string{"-l"}, Dir: dir, Mode: process.ArgsAsFlags, Positional: []string{"files"},
 	})
 }
 
@@ -73,7 +74,7 @@ func run(ctx context.Context, w io.Writer) error {
 		}
 	}
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAddAny(runShell(), countLines(dir))
+	r.MustAdd(runShell(), countLines(dir))
 	call := func(name, args string) *tool.Result {
 		return r.Call(ctx, struct{}{}, tool.Request{ID: "c", Name: name, Args: json.RawMessage(args)})
 	}

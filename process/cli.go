@@ -1,4 +1,4 @@
-package tool
+package process
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/internal/text"
 )
 
@@ -34,7 +35,7 @@ const (
 type CLI struct {
 	// Definition is the tool's definition; Name, Description and
 	// InputSchema are required. Its Timeout bounds the program.
-	Definition Definition
+	Definition tool.Definition
 	// Path is the program, and Args the arguments it always gets, before
 	// any from the model.
 	Path string
@@ -65,7 +66,7 @@ type CLI struct {
 // that quotes the tail of its stderr, where programs say what went wrong.
 // Output is kept within the Definition's MaxOutputBytes (or the default),
 // head and tail, like any result.
-func NewCLI(c CLI) AnyTool {
+func NewCLI(c CLI) tool.AnyTool {
 	def := c.Definition
 	var err error
 	switch {
@@ -74,7 +75,7 @@ func NewCLI(c CLI) AnyTool {
 	case c.Mode > ArgsAsFlags:
 		err = fmt.Errorf("NewCLI: unknown ArgsMode %d", c.Mode)
 	}
-	t := NewRaw(def, func(ctx context.Context, args json.RawMessage) (*Result, error) {
+	t := tool.NewRaw(def, func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 		if err != nil {
 			return nil, err
 		}
@@ -88,17 +89,17 @@ func NewCLI(c CLI) AnyTool {
 
 // cliError carries a construction error to Registry.Add.
 type cliError struct {
-	AnyTool
+	tool.AnyTool
 	err error
 }
 
-func (e *cliError) Unwrap() any              { return e.AnyTool }
-func (e *cliError) constructionError() error { return e.err }
+func (e *cliError) Unwrap() any            { return e.AnyTool }
+func (e *cliError) CheckDefinition() error { return e.err }
 
 // maxStderrTail bounds the stderr quoted in an error result.
 const maxStderrTail = 2 << 10
 
-func (c *CLI) run(ctx context.Context, args json.RawMessage) (*Result, error) {
+func (c *CLI) run(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	cmd := Command{Path: c.Path, Args: slices.Clone(c.Args), Dir: c.Dir, Env: c.Env,
 		MaxOutputBytes: c.Definition.MaxOutputBytes, KillGrace: c.KillGrace, PipeWait: c.PipeWait}
 	switch c.Mode {
@@ -114,27 +115,27 @@ func (c *CLI) run(ctx context.Context, args json.RawMessage) (*Result, error) {
 		}
 		cmd.Args = append(cmd.Args, argv...)
 	}
-	res, err := RunCommand(ctx, cmd)
+	res, err := Run(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
 	name := c.Definition.Name
 	switch {
 	case res.Signal != "":
-		return nil, &Error{Message: fmt.Sprintf("%s was ended by a signal (%s)%s", name, res.Signal, stderrTail(res)),
+		return nil, &tool.Error{Message: fmt.Sprintf("%s was ended by a signal (%s)%s", name, res.Signal, stderrTail(res)),
 			Cause: fmt.Errorf("%s: signal %s", c.Path, res.Signal)}
 	case res.ExitCode != 0:
-		return nil, &Error{Message: fmt.Sprintf("%s exited with status %d%s", name, res.ExitCode, stderrTail(res)),
+		return nil, &tool.Error{Message: fmt.Sprintf("%s exited with status %d%s", name, res.ExitCode, stderrTail(res)),
 			Cause: fmt.Errorf("%s: exit status %d", c.Path, res.ExitCode)}
 	}
 	out := res.Stdout
 	if out == "" {
 		out = "(" + name + " succeeded with no output)"
 	}
-	return TextResult(out), nil
+	return tool.TextResult(out), nil
 }
 
-func stderrTail(res *CommandResult) string {
+func stderrTail(res *Result) string {
 	s := strings.TrimSpace(res.Stderr)
 	if s == "" {
 		return "; it wrote nothing to stderr"

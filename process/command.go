@@ -1,4 +1,4 @@
-package tool
+package process
 
 import (
 	"context"
@@ -11,11 +11,13 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/toolbelt-go/tool"
 )
 
 // Command is a program a tool runs for one call, under the call's context:
 // when the call is cancelled or times out, the program and everything it
-// started are stopped, and [RunCommand] returns.
+// started are stopped, and [Run] returns.
 type Command struct {
 	// Path is the program: a path, or a name looked up in PATH.
 	Path string
@@ -31,7 +33,7 @@ type Command struct {
 	// MaxOutputBytes caps what is kept of stdout and of stderr, each: the
 	// head and the tail, the rest counted (see [HeadTailBuffer]). The
 	// program is never blocked on a full pipe. Zero means
-	// [DefaultMaxOutputBytes].
+	// [tool.DefaultMaxOutputBytes].
 	MaxOutputBytes int
 	// KillGrace is how long the program has to exit after the terminate
 	// signal before it and its descendants are killed. Zero means
@@ -51,8 +53,8 @@ const DefaultKillGrace = time.Second
 // program exits.
 const DefaultPipeWait = 250 * time.Millisecond
 
-// CommandResult is what happened to a [Command].
-type CommandResult struct {
+// Result is what happened to a [Command].
+type Result struct {
 	// ExitCode is the program's exit status, or -1 when a signal ended it.
 	ExitCode int
 	// Signal names the signal that ended the program ("killed",
@@ -74,9 +76,9 @@ type CommandResult struct {
 	PipesHeld bool
 }
 
-// ErrCommandStopped is the cause RunCommand returns, wrapped with the
+// ErrStopped is the cause Run returns, wrapped with the
 // context's cause, when the call ended before the program did.
-var ErrCommandStopped = errors.New("the command was stopped")
+var ErrStopped = errors.New("the command was stopped")
 
 // treeMarkerEnv starts the name of the environment variable that marks
 // every process a command starts, so the processes can be found even when
@@ -85,7 +87,7 @@ var ErrCommandStopped = errors.New("the command was stopped")
 // itself marked carries both marks and is found by either sweep.
 const treeMarkerEnv = "TOOLBELT_PROCESS_TREE_"
 
-// RunCommand runs c until it exits or ctx is done, whichever comes first,
+// Run runs c until it exits or ctx is done, whichever comes first,
 // and returns what happened. It never leaves a process behind on purpose:
 //
 //   - The program starts in its own process group (on Windows, its own
@@ -105,15 +107,15 @@ const treeMarkerEnv = "TOOLBELT_PROCESS_TREE_"
 //
 // The error is nil when the program ran to its end, whatever its exit
 // status; it reports a program that could not start, and, wrapping
-// [ErrCommandStopped] and the context's cause, a program stopped because
+// [ErrStopped] and the context's cause, a program stopped because
 // ctx was done (the result is filled in then too).
-func RunCommand(ctx context.Context, c Command) (*CommandResult, error) {
+func Run(ctx context.Context, c Command) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("tool: %s not started: %w", c.Path, context.Cause(ctx))
 	}
 	limit := c.MaxOutputBytes
 	if limit <= 0 {
-		limit = DefaultMaxOutputBytes
+		limit = tool.DefaultMaxOutputBytes
 	}
 	grace, pipeWait := c.KillGrace, c.PipeWait
 	if grace <= 0 {
@@ -170,7 +172,7 @@ func RunCommand(ctx context.Context, c Command) (*CommandResult, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	res := &CommandResult{}
+	res := &Result{}
 	stopped := false
 	select {
 	case <-exited:
@@ -214,7 +216,7 @@ func RunCommand(ctx context.Context, c Command) (*CommandResult, error) {
 		cause := context.Cause(ctx)
 		res.TimedOut = errors.Is(cause, context.DeadlineExceeded)
 		res.Canceled = !res.TimedOut
-		return res, fmt.Errorf("tool: %s: %w: %w", c.Path, ErrCommandStopped, cause)
+		return res, fmt.Errorf("tool: %s: %w: %w", c.Path, ErrStopped, cause)
 	}
 	return res, nil
 }

@@ -1,4 +1,4 @@
-package tool
+package process
 
 import (
 	"strconv"
@@ -22,11 +22,14 @@ type HeadTailBuffer struct {
 	max   int
 }
 
+// minHeadTail is the smallest cap of a HeadTailBuffer, so the marker fits.
+const minHeadTail = 256
+
 // NewHeadTailBuffer returns a buffer that keeps at most limit bytes: two
 // thirds from the start, one third from the end. A limit below 256 is raised
 // to 256.
 func NewHeadTailBuffer(limit int) *HeadTailBuffer {
-	return &HeadTailBuffer{max: max(limit, minOutputCap)}
+	return &HeadTailBuffer{max: max(limit, minHeadTail)}
 }
 
 func (b *HeadTailBuffer) caps() (head, tail int) {

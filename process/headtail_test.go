@@ -1,4 +1,4 @@
-package tool_test
+package process_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 )
 
 // wantHeadTail is what a HeadTailBuffer of limit must show after data was
@@ -63,7 +63,7 @@ func TestHeadTailBuffer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := tool.NewHeadTailBuffer(tt.limit)
+			b := process.NewHeadTailBuffer(tt.limit)
 			writeChunks(b, tt.data, tt.chunks)
 			want, dropped := wantHeadTail(tt.data, max(tt.limit, 256))
 			assert.Equal(t, want, b.String())
@@ -89,14 +89,14 @@ func writeChunks(w io.Writer, data []byte, chunks []int) {
 }
 
 func TestHeadTailBufferTail(t *testing.T) {
-	b := tool.NewHeadTailBuffer(300)
+	b := process.NewHeadTailBuffer(300)
 	fmt.Fprint(b, strings.Repeat("é", 1000)+"error: disk full")
 	assert.Equal(t, "é"+"error: disk full", b.Tail(18), "starts on a character")
-	assert.Equal(t, "short", func() string { s := tool.NewHeadTailBuffer(0); s.Write([]byte("short")); return s.Tail(100) }())
+	assert.Equal(t, "short", func() string { s := process.NewHeadTailBuffer(0); s.Write([]byte("short")); return s.Tail(100) }())
 }
 
 func TestHeadTailBufferConcurrentWriters(t *testing.T) {
-	b := tool.NewHeadTailBuffer(1 << 10)
+	b := process.NewHeadTailBuffer(1 << 10)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -115,7 +115,7 @@ func FuzzHeadTailBuffer(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("añ€😀"), 200), uint16(300), uint8(1))
 	f.Add(bytes.Repeat([]byte{0xf0, 0x9f}, 300), uint16(257), uint8(250))
 	f.Fuzz(func(t *testing.T, data []byte, limit uint16, chunk uint8) {
-		b := tool.NewHeadTailBuffer(int(limit))
+		b := process.NewHeadTailBuffer(int(limit))
 		writeChunks(b, data, []int{int(chunk) + 1})
 		want, dropped := wantHeadTail(data, max(int(limit), 256))
 		require.Equal(t, want, b.String())

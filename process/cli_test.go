@@ -1,6 +1,6 @@
 //go:build linux
 
-package tool_test
+package process_test
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -21,8 +22,8 @@ const grepSchema = `{"type":"object","properties":{
 	"opts":{"type":"object"}},"additionalProperties":false}`
 
 // printArgs is a program that prints each of its arguments on a line.
-func printArgs(t *testing.T, mode tool.ArgsMode) tool.CLI {
-	return tool.CLI{
+func printArgs(t *testing.T, mode process.ArgsMode) process.CLI {
+	return process.CLI{
 		Definition: tool.Definition{Name: "grep_like", Description: "Prints its arguments.", Safety: tool.ReadOnly,
 			InputSchema: json.RawMessage(grepSchema)},
 		Path: "sh", Args: []string{"-c", `for a in "$@"; do echo "[$a]"; done`, "sh"}, Env: marked(t),
@@ -41,26 +42,26 @@ func TestCLIFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := registryWith(t, nil, tool.NewCLI(printArgs(t, tool.ArgsAsFlags)))
+			r := registryWith(t, nil, process.NewCLI(printArgs(t, process.ArgsAsFlags)))
 			res := tooltest.Call(t, r, struct{}{}, "grep_like", tt.args)
-			require.Equal(t, tool.OK, res.Status, res.Text())
+			require.Equal(t, tool.StatusOK, res.Status, res.Text())
 			assert.Equal(t, tt.want, res.Text())
 		})
 	}
 	t.Run("an object cannot be a flag", func(t *testing.T) {
-		r := registryWith(t, nil, tool.NewCLI(printArgs(t, tool.ArgsAsFlags)))
+		r := registryWith(t, nil, process.NewCLI(printArgs(t, process.ArgsAsFlags)))
 		res := tooltest.Call(t, r, struct{}{}, "grep_like", `{"opts":{"a":1}}`)
-		assert.Equal(t, tool.Failed, res.Status)
+		assert.Equal(t, tool.StatusFailed, res.Status)
 		assert.ErrorContains(t, res.Err, "use ArgsAsJSON")
 	})
 }
 
 func TestCLIJSONOnStdin(t *testing.T) {
-	c := printArgs(t, tool.ArgsAsJSON)
+	c := printArgs(t, process.ArgsAsJSON)
 	c.Args = []string{"-c", "cat"}
-	r := registryWith(t, nil, tool.NewCLI(c))
+	r := registryWith(t, nil, process.NewCLI(c))
 	res := tooltest.Call(t, r, struct{}{}, "grep_like", `{"pattern":"x","count":2}`)
-	require.Equal(t, tool.OK, res.Status, res.Text())
+	require.Equal(t, tool.StatusOK, res.Status, res.Text())
 	assert.JSONEq(t, `{"pattern":"x","count":2}`, res.Text())
 }
 
@@ -79,9 +80,9 @@ func TestCLIFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := registryWith(t, nil, tool.NewCLI(tool.CLI{Definition: def, Path: "sh", Args: []string{"-c", tt.script}, Env: marked(t)}))
+			r := registryWith(t, nil, process.NewCLI(process.CLI{Definition: def, Path: "sh", Args: []string{"-c", tt.script}, Env: marked(t)}))
 			res := tooltest.Call(t, r, struct{}{}, "build", `{}`)
-			assert.Equal(t, tool.Failed, res.Status)
+			assert.Equal(t, tool.StatusFailed, res.Status)
 			for _, w := range tt.want {
 				assert.Contains(t, res.Text(), w)
 			}
@@ -93,26 +94,26 @@ func TestCLIFailures(t *testing.T) {
 func TestCLITimeoutKillsTheTree(t *testing.T) {
 	def := tool.Definition{Name: "slow", Description: "Never finishes.", Timeout: 300 * time.Millisecond,
 		InputSchema: json.RawMessage(`{"type":"object"}`)}
-	r := registryWith(t, nil, tool.NewCLI(tool.CLI{Definition: def, Path: "sh", Env: marked(t), KillGrace: 200 * time.Millisecond,
+	r := registryWith(t, nil, process.NewCLI(process.CLI{Definition: def, Path: "sh", Env: marked(t), KillGrace: 200 * time.Millisecond,
 		Args: []string{"-c", `sleep 30 & sh -c 'sleep 30 & sleep 30' & wait`}}))
 	start := time.Now()
 	res := tooltest.Call(t, r, struct{}{}, "slow", `{}`)
-	assert.Equal(t, tool.TimedOut, res.Status, res.Text())
+	assert.Equal(t, tool.StatusTimedOut, res.Status, res.Text())
 	assert.Less(t, time.Since(start), 300*time.Millisecond+tool.DefaultGrace)
 }
 
 func TestCLIConstruction(t *testing.T) {
 	r := tool.NewRegistry[struct{}](nil)
-	err := r.AddAny(tool.NewCLI(tool.CLI{Definition: tool.Definition{Name: "x", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}))
+	err := r.Add(process.NewCLI(process.CLI{Definition: tool.Definition{Name: "x", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "CLI.Path")
-	err = r.AddAny(tool.NewCLI(tool.CLI{Path: "true", Definition: tool.Definition{Name: "y", Description: "d"}}))
+	err = r.Add(process.NewCLI(process.CLI{Path: "true", Definition: tool.Definition{Name: "y", Description: "d"}}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "InputSchema")
 }
 
 func TestCLIConforms(t *testing.T) {
-	c := printArgs(t, tool.ArgsAsFlags)
+	c := printArgs(t, process.ArgsAsFlags)
 	c.Definition.InputSchema = json.RawMessage(strings.Replace(grepSchema, `"opts":{"type":"object"}`, `"opts":{"type":"string"}`, 1))
-	tooltest.Conformance(t, tooltest.Suite{}, tool.NewCLI(c))
+	tooltest.Conformance(t, tooltest.Suite{}, process.NewCLI(c))
 }

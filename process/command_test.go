@@ -1,6 +1,6 @@
 //go:build linux
 
-package tool_test
+package process_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -39,9 +39,9 @@ func needSetsid(t *testing.T, script string) {
 	}
 }
 
-func sh(t *testing.T, script string) tool.Command {
+func sh(t *testing.T, script string) process.Command {
 	needSetsid(t, script)
-	return tool.Command{Path: "sh", Args: []string{"-c", script}, Env: marked(t), KillGrace: 300 * time.Millisecond}
+	return process.Command{Path: "sh", Args: []string{"-c", script}, Env: marked(t), KillGrace: 300 * time.Millisecond}
 }
 
 func TestCommandStopsTheWholeTree(t *testing.T) {
@@ -71,10 +71,10 @@ func TestCommandStopsTheWholeTree(t *testing.T) {
 			}
 			defer cancel()
 			start := time.Now()
-			res, err := tool.RunCommand(ctx, sh(t, tt.script))
+			res, err := process.Run(ctx, sh(t, tt.script))
 			took := time.Since(start)
 
-			require.ErrorIs(t, err, tool.ErrCommandStopped)
+			require.ErrorIs(t, err, process.ErrStopped)
 			require.NotNil(t, res)
 			assert.Equal(t, !tt.cancel, res.TimedOut)
 			assert.Equal(t, tt.cancel, res.Canceled)
@@ -84,7 +84,7 @@ func TestCommandStopsTheWholeTree(t *testing.T) {
 			assert.NotEmpty(t, res.Signal)
 			// Back within the limit, the kill grace and the pipe wait, with
 			// room for a busy machine.
-			assert.Less(t, took, limit+300*time.Millisecond+tool.DefaultPipeWait+time.Second)
+			assert.Less(t, took, limit+300*time.Millisecond+process.DefaultPipeWait+time.Second)
 			assert.GreaterOrEqual(t, took, limit+tt.min)
 		})
 	}
@@ -103,12 +103,12 @@ func TestCommandExitLeavingDescendants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			res, err := tool.RunCommand(context.Background(), sh(t, tt.script))
+			res, err := process.Run(context.Background(), sh(t, tt.script))
 			require.NoError(t, err)
 			assert.Equal(t, "done\n", res.Stdout)
 			assert.Equal(t, 0, res.ExitCode)
 			assert.Equal(t, tt.pipesHeld, res.PipesHeld)
-			assert.Less(t, time.Since(start), tool.DefaultPipeWait+2*time.Second)
+			assert.Less(t, time.Since(start), process.DefaultPipeWait+2*time.Second)
 		})
 	}
 }
@@ -116,38 +116,38 @@ func TestCommandExitLeavingDescendants(t *testing.T) {
 func TestCommandResults(t *testing.T) {
 	tests := []struct {
 		name    string
-		cmd     func(t *testing.T) tool.Command
+		cmd     func(t *testing.T) process.Command
 		stdout  string
 		stderr  string
 		exit    int
 		errText string
 	}{
-		{name: "exit status", cmd: func(t *testing.T) tool.Command { return sh(t, `echo out; echo err >&2; exit 3`) },
+		{name: "exit status", cmd: func(t *testing.T) process.Command { return sh(t, `echo out; echo err >&2; exit 3`) },
 			stdout: "out\n", stderr: "err\n", exit: 3},
-		{name: "stdin is at end of file", cmd: func(t *testing.T) tool.Command { return sh(t, `cat; echo after`) },
+		{name: "stdin is at end of file", cmd: func(t *testing.T) process.Command { return sh(t, `cat; echo after`) },
 			stdout: "after\n"},
-		{name: "stdin given", cmd: func(t *testing.T) tool.Command {
+		{name: "stdin given", cmd: func(t *testing.T) process.Command {
 			c := sh(t, `cat`)
 			c.Stdin = strings.NewReader("fed in")
 			return c
 		}, stdout: "fed in"},
 		{name: "a read of the terminal gets end of file too",
-			cmd:    func(t *testing.T) tool.Command { return sh(t, `read line; echo "got [$line] $?"`) },
+			cmd:    func(t *testing.T) process.Command { return sh(t, `read line; echo "got [$line] $?"`) },
 			stdout: "got [] 1\n"},
-		{name: "working directory", cmd: func(t *testing.T) tool.Command {
+		{name: "working directory", cmd: func(t *testing.T) process.Command {
 			c := sh(t, `pwd`)
 			c.Dir = t.TempDir()
 			return c
 		}, stdout: "{dir}\n"},
-		{name: "not found", cmd: func(t *testing.T) tool.Command {
-			return tool.Command{Path: "no-such-program-here", Env: marked(t)}
+		{name: "not found", cmd: func(t *testing.T) process.Command {
+			return process.Command{Path: "no-such-program-here", Env: marked(t)}
 		}, errText: "could not start"},
-		{name: "killed by a signal", cmd: func(t *testing.T) tool.Command { return sh(t, `kill -9 $$`) }, exit: -1},
+		{name: "killed by a signal", cmd: func(t *testing.T) process.Command { return sh(t, `kill -9 $$`) }, exit: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.cmd(t)
-			res, err := tool.RunCommand(context.Background(), c)
+			res, err := process.Run(context.Background(), c)
 			if tt.errText != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.errText)
@@ -179,15 +179,15 @@ func evalSymlinks(t *testing.T, p string) string {
 func TestCommandNotStartedWhenTheCallIsOver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := tool.RunCommand(ctx, sh(t, `echo ran`))
+	res, err := process.Run(ctx, sh(t, `echo ran`))
 	assert.Nil(t, res)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.False(t, errors.Is(err, tool.ErrCommandStopped))
+	assert.False(t, errors.Is(err, process.ErrStopped))
 }
 
 // floodPeak runs a child that writes n bytes to stdout and returns the
 // result and the peak heap in use while it ran.
-func floodPeak(t testing.TB, env []string, n int64, capBytes int) (*tool.CommandResult, uint64) {
+func floodPeak(t testing.TB, env []string, n int64, capBytes int) (*process.Result, uint64) {
 	done := make(chan struct{})
 	peak := make(chan uint64)
 	go func() {
@@ -206,7 +206,7 @@ func floodPeak(t testing.TB, env []string, n int64, capBytes int) (*tool.Command
 			}
 		}
 	}()
-	res, err := tool.RunCommand(context.Background(), tool.Command{Path: "sh", Env: env, MaxOutputBytes: capBytes,
+	res, err := process.Run(context.Background(), process.Command{Path: "sh", Env: env, MaxOutputBytes: capBytes,
 		Args: []string{"-c", "head -c " + strconv.FormatInt(n, 10) + " /dev/zero | tr '\\0' x; echo; echo end >&2"}})
 	close(done)
 	require.NoError(t, err)
@@ -260,7 +260,7 @@ func BenchmarkCommandTrue(b *testing.B) {
 	})
 	b.Run("RunCommand", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := tool.RunCommand(context.Background(), tool.Command{Path: "true"}); err != nil {
+			if _, err := process.Run(context.Background(), process.Command{Path: "true"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package tool
+package process
 
 import "syscall"
 

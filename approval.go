@@ -2,7 +2,9 @@ package tool
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,9 +46,16 @@ const (
 	DecisionAllowAlways
 	// DecisionEdit runs the call with Decision.Args instead, validated again first.
 	DecisionEdit
+	// DecisionDefer answers later: the call ends now, unrun, with
+	// [StatusAwaitingApproval] and a signed [PendingApproval] in
+	// Result.Pending, and runs when a later call of the same tool, with the
+	// same arguments and session, carries the state and the answer in
+	// [Request.Approval] — in another HTTP request, on another replica.
+	// It is how an approver answers when the person is not there now.
+	DecisionDefer
 )
 
-var decisionNames = [...]string{"deny", "allow_once", "allow_always", "edit"}
+var decisionNames = [...]string{"deny", "allow_once", "allow_always", "edit", "defer"}
 
 func (k DecisionKind) String() string {
 	if int(k) < len(decisionNames) {
@@ -92,17 +101,27 @@ type ApprovalOptions[C any] struct {
 	// Approver answers the calls the policy asks about. Nil denies them:
 	// approval fails closed.
 	Approver Approver
-	// Timeout bounds the wait for the approver. Zero means
+	// Timeout bounds the wait for the approver, and how long a deferred
+	// approval ([DecisionDefer]) may be answered. Zero means
 	// [DefaultApprovalTimeout]. The wait does not count against the tool's
 	// own timeout.
 	Timeout time.Duration
-	// Memory keeps "allow always" answers. Nil means a new in-memory store
-	// for this middleware.
+	// Memory keeps "allow always" answers and the claims of resumed
+	// approvals. Nil means a new [NewApprovalMemory] for this middleware.
 	Memory ApprovalMemory
+	// RememberFor is how long an "allow always" answer holds. Zero means
+	// [DefaultRememberFor].
+	RememberFor time.Duration
 	// Session names the session a call belongs to, which "allow always" is
-	// remembered for. Nil means [Request.Session].
+	// remembered for. Nil means [Request.Session]. A call whose session is
+	// empty belongs to no conversation: nothing is remembered for it, and
+	// no earlier answer applies to it.
 	Session func(call *Call[C]) string
 }
+
+// DefaultRememberFor is how long an "allow always" answer holds when
+// ApprovalOptions leave it unset: a working day.
+const DefaultRememberFor = 12 * time.Hour
 
 // Host-side causes of calls approval stopped. Each is wrapped in the
 // Result's Err; the model sees its own text.
@@ -113,7 +132,37 @@ var (
 	ErrApprovalTimeout    = errors.New("approval: no answer in time")
 	ErrArgsChanged        = errors.New("approval: the arguments changed after they were approved")
 	ErrApprovalNotForCall = errors.New("approval: the approval was given for another call")
+	// ErrApprovalState wraps the reason a resumed approval was refused: its
+	// state is altered, expired, for another call or already used.
+	ErrApprovalState = errors.New("approval: the approval state cannot be used")
 )
+
+// PendingApproval is the host view of a call that waits for an answer
+// given later ([DecisionDefer]): show Request to the person, then call
+// again with the same tool, arguments and session, and an
+// [ApprovalAnswer] carrying State.
+type PendingApproval struct {
+	// State is opaque and signed with the registry's [Keyring]: bound to
+	// the tool, the canonical arguments, the session and Expires, and good
+	// for one answer. Any replica sharing the keyring (and, to refuse a
+	// second use everywhere, the [ApprovalMemory]) can resume the call.
+	State string
+	// Request is what the person must be shown, as an approver would be.
+	Request ApprovalRequest
+	// Expires is when State stops being accepted.
+	Expires time.Time
+}
+
+// ApprovalAnswer is a later answer to a call that ended
+// [StatusAwaitingApproval]: it goes in [Request.Approval] of the call that
+// resumes it.
+type ApprovalAnswer struct {
+	// State is PendingApproval.State, exactly as it was given.
+	State string
+	// Decision is the person's answer. DecisionDefer is not an answer and
+	// counts as a deny.
+	Decision Decision
+}
 
 // Approval returns the middleware of pipeline stages 4 to 6: classify the
 // call, ask the policy, and if it says ask, describe the call and ask the
@@ -135,7 +184,7 @@ func Approval[C any](opts ApprovalOptions[C]) Middleware[C] {
 		a.opts.Timeout = DefaultApprovalTimeout
 	}
 	if a.opts.Memory == nil {
-		a.opts.Memory = NewApprovalMemory()
+		a.opts.Memory = NewApprovalMemory(0)
 	}
 	return func(next Handler[C]) Handler[C] {
 		return func(ctx context.Context, call *Call[C]) *Result {
@@ -168,7 +217,11 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	if a.opts.Session != nil {
 		session = a.opts.Session(call)
 	}
-	key, remember := memoryKey(call.Name, req)
+	if call.answer != nil {
+		return a.resume(ctx, call, next, session, safety, req)
+	}
+	key, remember := memoryKey(call.Name, safety, req)
+	remember = remember && session != "" // no conversation, nothing shared
 	if remember {
 		if ok, err := a.opts.Memory.Allowed(ctx, session, key); err == nil && ok {
 			return a.run(ctx, call, next)
@@ -197,13 +250,21 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 		call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Reason: err.Error()}})
 		return a.failed(ctx, wctx, call.Name, err)
 	}
+	if d.Kind == DecisionDefer {
+		return a.deferred(call, ar, session)
+	}
+	return a.apply(ctx, call, next, d, session, key, remember)
+}
+
+// apply carries out an approver's decision, given now or resumed.
+func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C], d Decision, session, key string, remember bool) *Result {
 	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Allowed: d.Kind != DecisionDeny && d.Kind <= DecisionEdit, Reason: text.Visible(d.Reason, false)}})
 	switch d.Kind {
 	case DecisionAllowOnce:
 	case DecisionAllowAlways:
 		if remember {
 			// Not remembering only means asking again; it never allows more.
-			_ = a.opts.Memory.Remember(ctx, session, key)
+			_ = a.opts.Memory.Remember(ctx, session, key, time.Now().Add(a.rememberFor()))
 		}
 	case DecisionEdit:
 		call.SetArgs(d.Args)
@@ -212,7 +273,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 				" and the edit is not valid, so the call did not run.\n" + res.Text())}
 			return res
 		}
-	default: // Deny, or a kind from the future
+	default: // DecisionDeny, a DecisionDefer given as an answer, or a kind from the future
 		reason := d.Reason
 		if reason == "" {
 			reason = "no reason given"
@@ -220,6 +281,74 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 		return deniedResult(call.Name, fmt.Errorf("%w: %s", ErrDenied, text.Cut(reason, 1024)), "the user said: "+text.Bound(reason, 2048))
 	}
 	return a.run(ctx, call, next)
+}
+
+func (a *approval[C]) rememberFor() time.Duration {
+	if a.opts.RememberFor > 0 {
+		return a.opts.RememberFor
+	}
+	return DefaultRememberFor
+}
+
+// approvalStateTool is the tool field of an approval state's signed
+// claims: the prefix keeps a page cursor from ever passing for an approval
+// state (tool names cannot hold a NUL byte).
+func approvalStateTool(name string) string { return "\x00approval\x00" + name }
+
+// deferred ends a call whose approver answers later, with the signed state
+// that resumes it.
+func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session string) *Result {
+	keys := call.runtime().cursorKeyring()
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return misconfigured(call.Name, err)
+	}
+	now := keys.now()
+	exp := now.Add(a.opts.Timeout)
+	state, err := keys.sign(cursorClaims{tool: approvalStateTool(call.Name), session: session, argsHash: sha256.Sum256(call.args),
+		issued: now.Unix(), exp: exp.Unix(), state: nonce[:]})
+	if err != nil {
+		return misconfigured(call.Name, err)
+	}
+	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Pending: true, Reason: "the answer will come later"}})
+	return &Result{Status: StatusAwaitingApproval, IsError: true, Err: ErrAwaitingApproval,
+		Pending: &PendingApproval{State: state, Request: ar, Expires: exp},
+		Content: []Content{TextContent("The call to " + call.Name + " needs the user's approval, which has been asked for. It has not run yet.")}}
+}
+
+// ErrAwaitingApproval is the host-side cause of a [StatusAwaitingApproval]
+// result: see Result.Pending.
+var ErrAwaitingApproval = errors.New("approval: awaiting an answer")
+
+// resume checks the state of a deferred approval carried by the call and,
+// when it holds, carries out the answer. The state must be signed by this
+// registry's keyring, for this tool, these canonical arguments and this
+// session, unexpired, and claimed for the first time.
+func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C], session string, safety Safety, req Requirement) *Result {
+	keys := call.runtime().cursorKeyring()
+	nonce, err := keys.verify(call.answer.State, approvalStateTool(call.Name), session, sha256.Sum256(call.args))
+	if err != nil {
+		var ce *CursorError
+		errors.As(err, &ce)
+		why := "its approval answer cannot be used (it is altered, or for another call)"
+		switch {
+		case ce != nil && ce.Reason == CursorExpired:
+			why = "its approval answer came too late"
+		case ce != nil && ce.Reason == CursorOtherArgs:
+			why = "its approval answer was given for other arguments"
+		}
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), why)
+	}
+	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(nonce)
+	first, err := a.opts.Memory.Claim(ctx, id, time.Now().Add(a.opts.Timeout+time.Minute))
+	switch {
+	case err != nil:
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), "its approval answer could not be checked")
+	case !first:
+		return deniedResult(call.Name, fmt.Errorf("%w: already used", ErrApprovalState), "its approval answer was already used")
+	}
+	key, remember := memoryKey(call.Name, safety, req)
+	return a.apply(ctx, call, next, call.answer.Decision, session, key, remember && session != "")
 }
 
 func (a *approval[C]) requirement(call *Call[C]) Requirement {

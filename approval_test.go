@@ -89,7 +89,7 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 		}), tool.ApprovalHooks[shellArgs]{
 		Classify: func(in shellArgs) tool.Safety {
 			switch strings.Fields(in.Command)[0] {
-			case "rm":
+			case "rm", "truncate":
 				return tool.Destructive
 			case "ls", "cat":
 				return tool.ReadOnly
@@ -109,8 +109,13 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 	return f
 }
 
+// call makes a call in the fixture's conversation, "conv".
 func (f *fixture) call(id, name, args string) *tool.Result {
-	return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: id, Name: name, Args: []byte(args)})
+	return f.callIn("conv", id, name, args)
+}
+
+func (f *fixture) callIn(session, id, name, args string) *tool.Result {
+	return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: id, Name: name, Args: []byte(args), Session: session})
 }
 
 func TestApprovalOutcomes(t *testing.T) {
@@ -283,6 +288,35 @@ func TestAllowAlwaysMemory(t *testing.T) {
 		assert.Equal(t, 1, f.approver.Asked(), "remembered for the tool")
 		tooltest.WantOK(t, f.call("3", "shell", `{"command":"make"}`))
 		assert.Equal(t, 2, f.approver.Asked(), "not for another tool")
+	})
+	t.Run("never for a more dangerous class", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.AllowOnce())
+		tooltest.WantOK(t, f.call("1", "shell", `{"command":"touch x"}`))
+		tooltest.WantOK(t, f.call("2", "shell", `{"command":"make"}`))
+		assert.Equal(t, 1, f.approver.Asked(), "mutating calls of the tool are remembered")
+		tooltest.WantOK(t, f.call("3", "shell", `{"command":"truncate -s0 notes"}`))
+		assert.Equal(t, 2, f.approver.Asked(), "a destructive call of the same tool is asked again")
+		assert.Equal(t, tool.Destructive, f.approver.Requests()[1].Safety)
+	})
+	t.Run("nothing without a session", func(t *testing.T) {
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.AllowOnce(), tooltest.AllowOnce())
+		tooltest.WantOK(t, f.callIn("", "1", "write_file", `{"path":"a","content":"x"}`))
+		tooltest.WantOK(t, f.callIn("", "2", "write_file", `{"path":"a","content":"x"}`))
+		assert.Equal(t, 2, f.approver.Asked(), "a call with no session inherits no answer")
+		tooltest.WantOK(t, f.call("3", "write_file", `{"path":"a","content":"x"}`))
+		assert.Equal(t, 3, f.approver.Asked(), "and leaves none for a session")
+	})
+	t.Run("expires", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFixture(t, tool.ApprovalOptions[struct{}]{RememberFor: time.Hour}, tooltest.AllowAlways(), tooltest.AllowOnce())
+			tooltest.WantOK(t, f.call("1", "write_file", `{"path":"a","content":"x"}`))
+			time.Sleep(59 * time.Minute)
+			tooltest.WantOK(t, f.call("2", "write_file", `{"path":"a","content":"x"}`))
+			assert.Equal(t, 1, f.approver.Asked())
+			time.Sleep(2 * time.Minute)
+			tooltest.WantOK(t, f.call("3", "write_file", `{"path":"a","content":"x"}`))
+			assert.Equal(t, 2, f.approver.Asked(), "asked again once the answer expired")
+		})
 	})
 	t.Run("never for ask-always", func(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.Deny("no"))

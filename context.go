@@ -15,8 +15,21 @@ type Request struct {
 	Args json.RawMessage
 	// Session names the conversation the call belongs to. Pagination
 	// cursors are bound to it, and approval remembers "allow always" per
-	// session unless ApprovalOptions.Session says otherwise.
+	// session unless ApprovalOptions.Session says otherwise. An empty
+	// Session belongs to no conversation: no cursor or remembered answer
+	// of another call applies to it (see the README's "Sessions").
 	Session string
+	// NullMeansAbsent says the model was given the tool's schema in a
+	// strict form where every optional key is required and nullable
+	// (OpenAI's strict mode): a null for a key the tool's own schema makes
+	// optional, and does not let be null, is read as the key being absent.
+	// Adapters that export strict schemas set it; the arguments are then
+	// validated against the tool's own schema as usual.
+	NullMeansAbsent bool
+	// Approval, set when resuming a call that ended
+	// [StatusAwaitingApproval], carries the answer and the state it was
+	// given for. The call must have the same tool, arguments and session.
+	Approval *ApprovalAnswer
 }
 
 // Call is one call on its way through the pipeline: what middlewares and
@@ -41,8 +54,11 @@ type Call[C any] struct {
 	// guarded is set once the deadline stage runs the tool: a Wrap inside
 	// then calls its tool directly.
 	guarded bool
-	seal    *seal      // what an approval covered, checked before the tool runs
-	page    *pageScope // the cursor stage's result, for paginated tools
+	seal    *seal           // what an approval covered, checked before the tool runs
+	answer  *ApprovalAnswer // Request.Approval
+	// nullMeansAbsent is Request.NullMeansAbsent.
+	nullMeansAbsent bool
+	page            *pageScope // the cursor stage's result, for paginated tools
 
 	// Set by preflight.
 	value       any

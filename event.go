@@ -75,6 +75,9 @@ type ApprovalInfo struct {
 	Reason string
 	// Allowed is set on EventApprovalDecided when the call may run.
 	Allowed bool
+	// Pending is set on EventApprovalDecided when the answer will come
+	// later (DecisionDefer).
+	Pending bool
 }
 
 // Observer receives the events of calls. Observe is called for one call's

@@ -72,7 +72,7 @@ func preflightCall[C any](call *Call[C]) *Result {
 	if call.pf == nil {
 		return misconfigured(call.Name, errors.New("tool: call has no preflight (not from a Registry or Wrap)"))
 	}
-	v, prepared, res := call.pf.run(call.Name, call.args)
+	v, prepared, res := call.pf.run(call.Name, call.args, call.nullMeansAbsent)
 	if res != nil {
 		return res
 	}
@@ -93,11 +93,11 @@ func preflightCall[C any](call *Call[C]) *Result {
 // and schema check, the typed tool's decoding and Validate method, and the
 // tool's ArgsValidator. It returns the validated tree and the decoded
 // arguments, or the result for the model.
-func (pf *preflight) run(name string, raw json.RawMessage) (v, prepared any, res *Result) {
+func (pf *preflight) run(name string, raw json.RawMessage, nullMeansAbsent bool) (v, prepared any, res *Result) {
 	if pf.err != nil {
 		return nil, nil, misconfigured(name, pf.err)
 	}
-	v, aerr := pf.args.check(raw)
+	v, aerr := pf.args.check(raw, nullMeansAbsent)
 	if aerr != nil {
 		return nil, nil, invalidResult(aerr)
 	}

@@ -88,7 +88,7 @@ func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit i
 	if signErr != nil || headEnd == tailStart {
 		return false
 	}
-	cut := []byte(full[headEnd:tailStart])
+	cut := full[headEnd:tailStart] // a substring: nothing is copied
 	keys := call.runtime().cursorKeyring()
 	// What is kept expires with the cursors that lead to it.
 	if err := store.Put(ctx, hex.EncodeToString(st.id[:]), cut, keys.now().Add(keys.ttl())); err != nil {
@@ -151,7 +151,7 @@ func (r readOutput[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) 
 		}
 		return nil, err
 	}
-	part := text.CutLine(string(data), room)
+	part := text.CutLine(data, room)
 	if len(part) == 0 && st.off < st.end {
 		return nil, errors.New("tool: the spill store returned no data")
 	}

@@ -345,7 +345,7 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	case !ok:
 		res = unknownTool(req.Name, s.names)
 	default:
-		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, args: req.Args, Session: req.Session,
+		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, args: req.Args, Session: req.Session, answer: req.Approval, nullMeansAbsent: req.NullMeansAbsent,
 			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
 		res = s.handler(ctx, call)
 		if res == nil {

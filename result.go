@@ -39,6 +39,9 @@ type Result struct {
 	// Truncated counts the bytes the output cap cut from the model view
 	// (see Definition.MaxOutputBytes).
 	Truncated int `json:"-"`
+	// Pending is set when Status is StatusAwaitingApproval: what to show
+	// the person, and the state to resume the call with.
+	Pending *PendingApproval `json:"-"`
 }
 
 // TextResult returns a successful result holding one text block.
@@ -92,9 +95,13 @@ const (
 	StatusPanicked
 	// StatusUnknownTool: no tool has the requested name.
 	StatusUnknownTool
+	// StatusAwaitingApproval: the approver will answer later
+	// ([DecisionDefer]); the tool has not run. Result.Pending says how to
+	// resume the call.
+	StatusAwaitingApproval
 )
 
-var statusNames = [...]string{"ok", "invalid", "denied", "canceled", "timed_out", "failed", "panicked", "unknown_tool"}
+var statusNames = [...]string{"ok", "invalid", "denied", "canceled", "timed_out", "failed", "panicked", "unknown_tool", "awaiting_approval"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {

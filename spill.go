@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -12,16 +13,21 @@ import (
 // model can read it with the read_output tool instead of running the call
 // again (see [RegistryOptions.Spill]). [NewMemorySpill] is the in-memory
 // store; a host whose replicas share cursors backs the interface with a
-// store they share. Implementations must be safe for concurrent use.
+// store they share. Implementations must be safe for concurrent use, and
+// every method must return when ctx is done.
+//
+// The data is a string so that keeping it needs no copy: an in-memory store
+// may keep the string itself, and a result of any size is spilled with no
+// more memory than the result already holds. [tooltest.TestSpillStore] checks
+// an implementation against this contract.
 type SpillStore interface {
-	// Put keeps data under id until expires. The store may keep data
-	// itself: the caller does not modify it afterwards. A store that
-	// cannot keep it returns an error, and the result is cut without a way
-	// to read on.
-	Put(ctx context.Context, id string, data []byte, expires time.Time) error
+	// Put keeps data under id until expires. A store that cannot keep it
+	// (too large, full, unreachable) returns an error, and the result is
+	// cut without a way to read on.
+	Put(ctx context.Context, id string, data string, expires time.Time) error
 	// Get returns up to n bytes of the data kept under id, from byte off,
 	// or an error wrapping [ErrSpillGone] when it expired or was evicted.
-	Get(ctx context.Context, id string, off, n int) ([]byte, error)
+	Get(ctx context.Context, id string, off, n int) (string, error)
 }
 
 // ErrSpillGone is the cause when the model asks for spilled output that is
@@ -31,8 +37,15 @@ var ErrSpillGone = errors.New("tool: the spilled output is no longer kept")
 // DefaultSpillBytes bounds a [MemorySpill] made with a size of zero.
 const DefaultSpillBytes = 64 << 20
 
-// MemorySpill is a [SpillStore] in memory, bounded in size: when a new
-// entry does not fit, expired entries go first, then the oldest.
+// spillEntryCost is what one entry costs a MemorySpill besides its data:
+// the map slot, the list element, the entry and its id, as measured
+// (TestMemorySpillCountsWhatItHolds). It is counted against the bound, so
+// that many small entries cannot hold more memory than the bound says.
+const spillEntryCost = 160
+
+// MemorySpill is a [SpillStore] in memory, bounded in bytes (the data and
+// each entry's bookkeeping): when a new entry does not fit, expired entries
+// go first, then the oldest. Put and Get take constant time, amortized.
 type MemorySpill struct {
 	// Now is the clock; nil means time.Now. Tests set it to a fake clock.
 	Now func() time.Time
@@ -40,22 +53,25 @@ type MemorySpill struct {
 	mu      sync.Mutex
 	max     int
 	used    int
-	entries map[string]spillEntry
-	order   []string // ids, oldest first; may name evicted entries
+	entries map[string]*list.Element // of *spillEntry
+	order   list.List                // oldest first
 }
 
 type spillEntry struct {
-	data    []byte
+	id      string
+	data    string
 	expires time.Time
 }
 
-// NewMemorySpill returns an in-memory store that keeps at most maxBytes of
-// output; zero means [DefaultSpillBytes].
+func (e *spillEntry) cost() int { return len(e.data) + len(e.id) + spillEntryCost }
+
+// NewMemorySpill returns an in-memory store that keeps at most maxBytes;
+// zero means [DefaultSpillBytes].
 func NewMemorySpill(maxBytes int) *MemorySpill {
 	if maxBytes <= 0 {
 		maxBytes = DefaultSpillBytes
 	}
-	return &MemorySpill{max: maxBytes, entries: map[string]spillEntry{}}
+	return &MemorySpill{max: maxBytes, entries: map[string]*list.Element{}}
 }
 
 func (m *MemorySpill) now() time.Time {
@@ -65,71 +81,59 @@ func (m *MemorySpill) now() time.Time {
 	return time.Now()
 }
 
-// Put implements [SpillStore]. Data larger than the whole store is refused.
-func (m *MemorySpill) Put(_ context.Context, id string, data []byte, expires time.Time) error {
-	if len(data) > m.max {
+// Put implements [SpillStore]. Data larger than the whole store is refused
+// before anything is done with it.
+func (m *MemorySpill) Put(_ context.Context, id string, data string, expires time.Time) error {
+	e := &spillEntry{id: id, data: data, expires: expires}
+	if e.cost() > m.max {
 		return fmt.Errorf("tool: %d bytes of output do not fit in a spill store of %d bytes", len(data), m.max)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
-	for id, e := range m.entries {
-		if !now.Before(e.expires) {
-			m.drop(id, e)
-		}
-	}
-	for m.used+len(data) > m.max && len(m.order) > 0 {
-		oldest := m.order[0]
-		m.order = m.order[1:]
-		if e, ok := m.entries[oldest]; ok {
-			m.drop(oldest, e)
-		}
-	}
 	if old, ok := m.entries[id]; ok {
-		m.drop(id, old)
+		m.remove(old)
 	}
-	m.entries[id] = spillEntry{data: data, expires: expires}
-	m.used += len(data)
-	m.order = append(m.order, id)
-	if len(m.order) > 2*len(m.entries)+16 {
-		m.compact()
+	// Entries are kept in the order they came, and most expire in that
+	// order too (one TTL for all), so the expired ones are at the front.
+	now := m.now()
+	for f := m.order.Front(); f != nil && !now.Before(f.Value.(*spillEntry).expires); f = m.order.Front() {
+		m.remove(f)
 	}
+	for m.used+e.cost() > m.max {
+		m.remove(m.order.Front())
+	}
+	m.entries[id] = m.order.PushBack(e)
+	m.used += e.cost()
 	return nil
 }
 
-func (m *MemorySpill) drop(id string, e spillEntry) {
-	delete(m.entries, id)
-	m.used -= len(e.data)
-}
-
-// compact forgets the ids of entries that are gone, so order stays
-// proportional to what is kept.
-func (m *MemorySpill) compact() {
-	kept := m.order[:0]
-	for _, id := range m.order {
-		if _, ok := m.entries[id]; ok {
-			kept = append(kept, id)
-		}
-	}
-	m.order = kept
+func (m *MemorySpill) remove(el *list.Element) {
+	e := m.order.Remove(el).(*spillEntry)
+	delete(m.entries, e.id)
+	m.used -= e.cost()
 }
 
 // Get implements [SpillStore].
-func (m *MemorySpill) Get(_ context.Context, id string, off, n int) ([]byte, error) {
+func (m *MemorySpill) Get(_ context.Context, id string, off, n int) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.entries[id]
-	if !ok || !m.now().Before(e.expires) {
-		return nil, ErrSpillGone
+	el, ok := m.entries[id]
+	if !ok {
+		return "", ErrSpillGone
+	}
+	e := el.Value.(*spillEntry)
+	if !m.now().Before(e.expires) {
+		m.remove(el)
+		return "", ErrSpillGone
 	}
 	if off < 0 || n < 0 || off > len(e.data) {
-		return nil, fmt.Errorf("tool: spill read at %d of %d bytes is out of range", off, len(e.data))
+		return "", fmt.Errorf("tool: spill read at %d of %d bytes is out of range", off, len(e.data))
 	}
 	return e.data[off:min(off+n, len(e.data))], nil
 }
 
-// Len reports the bytes the store holds, expired entries included until
-// they are swept.
+// Len reports the bytes the store counts against its bound: the data and
+// each entry's bookkeeping, expired entries included until they are swept.
 func (m *MemorySpill) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,11 +185,11 @@ func TestSpillFallsBackToPlainCap(t *testing.T) {
 
 type failingStore struct{}
 
-func (failingStore) Put(context.Context, string, []byte, time.Time) error {
+func (failingStore) Put(context.Context, string, string, time.Time) error {
 	return fmt.Errorf("disk full")
 }
-func (failingStore) Get(context.Context, string, int, int) ([]byte, error) {
-	return nil, tool.ErrSpillGone
+func (failingStore) Get(context.Context, string, int, int) (string, error) {
+	return "", tool.ErrSpillGone
 }
 
 func TestSpillRegistersReadOutput(t *testing.T) {
@@ -215,45 +217,95 @@ func TestSpillSmallOutputIsNotSpilled(t *testing.T) {
 func TestMemorySpill(t *testing.T) {
 	ctx := context.Background()
 	clock := tooltest.NewClock()
-	s := tool.NewMemorySpill(10)
+	entry := 4 + 1 + 160 // 4 bytes of data, a 1-byte id, the bookkeeping
+	s := tool.NewMemorySpill(2*entry + 10)
 	s.Now = clock.Now
 	later := clock.Now().Add(time.Minute)
 
-	require.NoError(t, s.Put(ctx, "a", []byte("aaaa"), later))
-	require.NoError(t, s.Put(ctx, "b", []byte("bbbb"), later))
+	require.NoError(t, s.Put(ctx, "a", "aaaa", later))
+	require.NoError(t, s.Put(ctx, "b", "bbbb", later))
 	got, err := s.Get(ctx, "a", 1, 2)
 	require.NoError(t, err)
-	assert.Equal(t, "aa", string(got))
+	assert.Equal(t, "aa", got)
 	got, err = s.Get(ctx, "b", 2, 100)
 	require.NoError(t, err)
-	assert.Equal(t, "bb", string(got), "a read past the end stops at the end")
+	assert.Equal(t, "bb", got, "a read past the end stops at the end")
 
-	require.NoError(t, s.Put(ctx, "c", []byte("cccc"), later)) // a, the oldest, goes
+	require.NoError(t, s.Put(ctx, "c", "cccc", later)) // a, the oldest, goes
 	_, err = s.Get(ctx, "a", 0, 1)
 	assert.ErrorIs(t, err, tool.ErrSpillGone)
-	assert.Equal(t, 8, s.Len())
+	assert.Equal(t, 2*entry, s.Len())
 
 	clock.Advance(time.Minute)
 	_, err = s.Get(ctx, "b", 0, 1)
 	assert.ErrorIs(t, err, tool.ErrSpillGone, "expired")
-	require.NoError(t, s.Put(ctx, "d", []byte("d"), clock.Now().Add(time.Minute)))
-	assert.Equal(t, 1, s.Len(), "expired entries are swept on Put")
+	require.NoError(t, s.Put(ctx, "d", "d", clock.Now().Add(time.Minute)))
+	assert.Equal(t, entry-3, s.Len(), "expired entries are swept on Put")
 
-	assert.Error(t, s.Put(ctx, "e", make([]byte, 11), later), "larger than the store")
+	assert.Error(t, s.Put(ctx, "e", strings.Repeat("e", 2*entry), later), "larger than the store")
 	_, err = s.Get(ctx, "d", 5, 1)
 	assert.Error(t, err, "offset out of range")
 	_, err = s.Get(ctx, "d", -1, 1)
 	assert.Error(t, err)
 }
 
+// TestMemorySpillCountsWhatItHolds checks that the bound counts what the
+// store really holds: many small entries cost more than their data.
+func TestMemorySpillCountsWhatItHolds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap")
+	}
+	const n = 50_000
+	data := make([]string, n)
+	for i := range data {
+		data[i] = strings.Repeat("x", 100) // one allocation each, as outputs are
+	}
+	s := tool.NewMemorySpill(1 << 30)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i, d := range data {
+		require.NoError(t, s.Put(context.Background(), fmt.Sprintf("%032x", i), d, time.Now().Add(time.Hour)))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int(after.HeapAlloc-before.HeapAlloc) + n*100 // the data was allocated before
+	t.Logf("held %d bytes, counted %d (%.2f)", held, s.Len(), float64(held)/float64(s.Len()))
+	assert.LessOrEqual(t, held, s.Len()*11/10, "the store holds more than it counts")
+	runtime.KeepAlive(data)
+}
+
 func TestMemorySpillStaysBoundedUnderChurn(t *testing.T) {
 	ctx := context.Background()
-	s := tool.NewMemorySpill(1 << 10)
+	s := tool.NewMemorySpill(4 << 10)
 	for i := range 10_000 {
-		require.NoError(t, s.Put(ctx, fmt.Sprint(i), make([]byte, 100), time.Now().Add(time.Hour)))
-		require.LessOrEqual(t, s.Len(), 1<<10)
+		require.NoError(t, s.Put(ctx, fmt.Sprint(i), strings.Repeat("x", 100), time.Now().Add(time.Hour)))
+		require.LessOrEqual(t, s.Len(), 4<<10)
 	}
 	got, err := s.Get(ctx, "9999", 0, 100)
 	require.NoError(t, err)
 	assert.Len(t, got, 100)
+}
+
+// BenchmarkMemorySpillPut measures a Put into a full store (each Put evicts
+// the oldest entry) of 1,000 and of 100,000 entries: it must not grow with
+// the number of entries.
+func BenchmarkMemorySpillPut(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ctx := context.Background()
+			data := strings.Repeat("x", 100)
+			s := tool.NewMemorySpill(n * (100 + 8 + 160))
+			exp := time.Now().Add(time.Hour)
+			for i := range n {
+				_ = s.Put(ctx, fmt.Sprintf("%08d", i), data, exp)
+			}
+			i := n
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = s.Put(ctx, fmt.Sprintf("%08d", i), data, exp)
+				i++
+			}
+		})
+	}
 }

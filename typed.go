@@ -123,7 +123,7 @@ func (c *typedCore[In]) prepare(v any) (any, error) {
 // standalone runs preflight, with default limits, when the tool is called
 // outside a registry.
 func (c *typedCore[In]) standalone(raw json.RawMessage) (*In, *Result) {
-	_, prepared, res := c.pf.run(c.def.Name, raw)
+	_, prepared, res := c.pf.run(c.def.Name, raw, false)
 	if res != nil {
 		return nil, res
 	}

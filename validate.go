@@ -91,10 +91,13 @@ type argsSchema struct {
 // check runs preflight: the strict decode, schema defaults, the fast path
 // or the authority. It returns the validated tree, or the error for the
 // model.
-func (a *argsSchema) check(raw json.RawMessage) (any, *ArgsError) {
+func (a *argsSchema) check(raw json.RawMessage, nullMeansAbsent bool) (any, *ArgsError) {
 	v, perr := parseArgs(raw, a.limits)
 	if perr != nil {
 		return nil, a.fail([]Problem{*perr}, 1, perr.Code == "truncated", nil, nil)
+	}
+	if nullMeansAbsent {
+		a.schema.DropOptionalNulls(v)
 	}
 	a.schema.ApplyDefaults(v)
 	if a.schema.Valid(v) {

@@ -27,6 +27,10 @@ func EditArgs(args string) Step {
 	return decide(tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(args)})
 }
 
+// Defer answers "later" ([tool.DecisionDefer]): the call ends
+// [tool.StatusAwaitingApproval], and Result.Pending resumes it.
+func Defer() Step { return decide(tool.Decision{Kind: tool.DecisionDefer}) }
+
 // Fail makes the approver return err.
 func Fail(err error) Step {
 	return func(context.Context, tool.ApprovalRequest) (tool.Decision, error) { return tool.Decision{}, err }

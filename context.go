@@ -19,6 +19,10 @@ type Request struct {
 	// Session belongs to no conversation: no cursor or remembered answer
 	// of another call applies to it (see the README's "Sessions").
 	Session string
+	// Observer, if set, receives this call's events as well as the
+	// registry's observer: an adapter routes one call's progress to the
+	// client that made it (MCP's notifications/progress).
+	Observer Observer
 	// NullMeansAbsent says the model was given the tool's schema in a
 	// strict form where every optional key is required and nullable
 	// (OpenAI's strict mode): a null for a key the tool's own schema makes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,4 +92,51 @@ func keys(m map[string]json.RawMessage) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+func TestOnChange(t *testing.T) {
+	r := tool.NewRegistry[struct{}](nil)
+	changes := 0
+	cancel := r.OnChange(func() { changes++ })
+	ping := func(name string) tool.AnyTool {
+		return tool.New(tool.Definition{Name: name, Description: "Answers pong."}, func(context.Context, struct{}) (string, error) { return "pong", nil })
+	}
+	require.NoError(t, r.Add(ping("a")))
+	require.Error(t, r.Add(ping("a")), "a refused Add changes nothing")
+	r.OnChange(func() { panic("a broken watcher") })
+	require.NoError(t, r.Add(ping("b"), ping("c")))
+	assert.Equal(t, 2, changes)
+	cancel()
+	require.NoError(t, r.Add(ping("d")))
+	assert.Equal(t, 2, changes)
+}
+
+func TestRequestObserver(t *testing.T) {
+	rec, own := &kindRecorder{}, &kindRecorder{}
+	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: rec})
+	r.MustAdd(tool.New(tool.Definition{Name: "work", Description: "Works."}, func(ctx context.Context, _ struct{}) (string, error) {
+		tool.ReportProgress(ctx, tool.Progress{Message: "half", Done: 1, Total: 2})
+		return "done", nil
+	}))
+	r.Call(context.Background(), struct{}{}, tool.Request{ID: "1", Name: "work", Observer: own})
+	r.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "work"})
+	assert.Equal(t, []string{"1 started", "1 progress", "1 finished"}, own.kinds())
+	assert.Len(t, rec.kinds(), 6, "the registry's observer sees every call")
+}
+
+type kindRecorder struct {
+	mu sync.Mutex
+	ev []string
+}
+
+func (r *kindRecorder) Observe(e tool.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ev = append(r.ev, e.CallID+" "+e.Kind.String())
+}
+
+func (r *kindRecorder) kinds() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.ev...)
 }

@@ -101,6 +101,24 @@ type ObserverFunc func(Event)
 // Observe calls f(e).
 func (f ObserverFunc) Observe(e Event) { f(e) }
 
+// bothObservers returns an Observer that gives each event to a, then b,
+// either of which may be nil; nil when both are.
+func bothObservers(a, b Observer) Observer {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return ObserverFunc(func(e Event) {
+		func() {
+			defer func() { _ = recover() }() // one broken observer must not starve the other
+			a.Observe(e)
+		}()
+		b.Observe(e)
+	})
+}
+
 // A lagging observer has more than mergeAfter events waiting: from then on
 // a progress event replaces the one queued before it. maxPending bounds the
 // queue; partial-content events beyond it are dropped.

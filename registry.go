@@ -57,8 +57,9 @@ type RegistryOptions struct {
 // for concurrent use; Add and Use may run while calls are in flight, which
 // see the registry as it was when they started.
 type Registry[C any] struct {
-	opts   RegistryOptions
-	mu     sync.Mutex // serializes Add and Use
+	opts     RegistryOptions
+	mu       sync.Mutex // serializes Add and Use
+	watchers map[*func()]struct{}
 	snap   atomic.Pointer[snapshot[C]]
 	rtOnce sync.Once
 	rt     *runtimeConfig
@@ -181,7 +182,47 @@ func (r *Registry[C]) Add(tools ...Definer) error {
 		next.names = append(next.names, d.Name)
 	}
 	r.snap.Store(next)
+	r.changed()
 	return nil
+}
+
+// OnChange registers fn to be called after every change to the registry's
+// tools (a successful Add), so an exporter can tell its clients (MCP's
+// notifications/tools/list_changed). fn runs on the goroutine that made the
+// change, with no lock held, and must not block. The returned function
+// unregisters it.
+func (r *Registry[C]) OnChange(fn func()) (cancel func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watchers == nil {
+		r.watchers = map[*func()]struct{}{}
+	}
+	key := &fn
+	r.watchers[key] = struct{}{}
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.watchers, key)
+	}
+}
+
+// changed calls the watchers; r.mu is held, and released while they run.
+func (r *Registry[C]) changed() {
+	if len(r.watchers) == 0 {
+		return
+	}
+	fns := make([]func(), 0, len(r.watchers))
+	for fn := range r.watchers {
+		fns = append(fns, *fn)
+	}
+	r.mu.Unlock()
+	defer r.mu.Lock()
+	for _, fn := range fns {
+		func() {
+			defer func() { _ = recover() }() // a broken watcher must not break Add
+			fn()
+		}()
+	}
 }
 
 // toolOf returns d as a Tool[C]: itself, or an AnyTool adapted. Anything
@@ -331,8 +372,8 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	s := r.load()
 	rt := r.runtime()
 	var events *emitter
-	if rt.observer != nil {
-		events = newEmitter(rt.observer, req.ID, req.Name)
+	if obs := bothObservers(rt.observer, req.Observer); obs != nil {
+		events = newEmitter(obs, req.ID, req.Name)
 		events.fromPipeline(Event{Kind: EventStarted})
 	}
 	e, ok := s.tools[req.Name]

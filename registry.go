@@ -60,9 +60,9 @@ type Registry[C any] struct {
 	opts     RegistryOptions
 	mu       sync.Mutex // serializes Add and Use
 	watchers map[*func()]struct{}
-	snap   atomic.Pointer[snapshot[C]]
-	rtOnce sync.Once
-	rt     *runtimeConfig
+	snap     atomic.Pointer[snapshot[C]]
+	rtOnce   sync.Once
+	rt       *runtimeConfig
 }
 
 // snapshot is an immutable view of the registry, swapped whole on change so

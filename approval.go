@@ -198,7 +198,7 @@ type approval[C any] struct {
 }
 
 func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]) *Result {
-	if res := preflightCall(call); res != nil {
+	if res := preflightCall(ctx, call); res != nil {
 		return res
 	}
 	def := call.Definition()
@@ -230,10 +230,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	if a.opts.Approver == nil {
 		return deniedResult(call.Name, ErrNoApprover, "it needs approval and no one can approve calls in this session")
 	}
-	canonical, err := json.Marshal(call.value)
-	if err != nil {
-		return misconfigured(call.Name, err)
-	}
+	canonical := call.Args()
 	ar := ApprovalRequest{
 		Tool: call.Name, DisplayName: text.Visible(def.DisplayName(), true), CallID: text.Visible(call.ID, true),
 		Session: text.Visible(session, true), Args: canonical, ArgsText: text.Bound(text.Visible(string(canonical), false), maxPreviewText),
@@ -268,7 +265,7 @@ func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C],
 		}
 	case DecisionEdit:
 		call.SetArgs(d.Args)
-		if res := preflightCall(call); res != nil {
+		if res := preflightCall(ctx, call); res != nil {
 			res.Content = []Content{TextContent("The approver edited the arguments of this call to " + call.Name +
 				" and the edit is not valid, so the call did not run.\n" + res.Text())}
 			return res
@@ -305,7 +302,7 @@ func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session string
 	}
 	now := keys.now()
 	exp := now.Add(a.opts.Timeout)
-	state, err := keys.sign(cursorClaims{tool: approvalStateTool(call.Name), session: session, argsHash: sha256.Sum256(call.args),
+	state, err := keys.sign(cursorClaims{tool: approvalStateTool(call.Name), session: session, argsHash: sha256.Sum256(call.Args()),
 		issued: now.Unix(), exp: exp.Unix(), state: nonce[:]})
 	if err != nil {
 		return misconfigured(call.Name, err)
@@ -326,7 +323,7 @@ var ErrAwaitingApproval = errors.New("approval: awaiting an answer")
 // session, unexpired, and claimed for the first time.
 func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C], session string, safety Safety, req Requirement) *Result {
 	keys := call.runtime().cursorKeyring()
-	nonce, err := keys.verify(call.answer.State, approvalStateTool(call.Name), session, sha256.Sum256(call.args))
+	nonce, err := keys.verify(call.answer.State, approvalStateTool(call.Name), session, sha256.Sum256(call.Args()))
 	if err != nil {
 		var ce *CursorError
 		errors.As(err, &ce)
@@ -410,33 +407,31 @@ func (a *approval[C]) failed(ctx, wctx context.Context, name string, err error) 
 // run seals the approval to the call and its canonical arguments and goes
 // on; invoke checks the seal just before the tool starts.
 func (a *approval[C]) run(ctx context.Context, call *Call[C], next Handler[C]) *Result {
-	sum, err := argsHash(call.ID, call.value)
-	if err != nil {
-		return misconfigured(call.Name, err)
-	}
-	call.seal = &seal{callID: call.ID, sum: sum}
+	args := call.Args()
+	call.seal = &seal{callID: call.ID, args: args, sum: argsHash(call.ID, args)}
 	return next(ctx, call)
 }
 
-// seal records what an approval covered.
+// seal records what an approval covered: the call and the exact bytes of
+// its canonical arguments, which are what the tool is handed (a typed tool
+// gets them decoded, from the same validated value). The arguments change
+// only through Call.SetArgs, which sends them through preflight again and
+// makes new bytes, so what runs is what was approved by construction; the
+// hash is compared when the bytes are new but may say the same.
 type seal struct {
 	callID string
+	args   json.RawMessage
 	sum    [sha256.Size]byte
 }
 
-// argsHash hashes the call ID with the canonical form of the validated
-// arguments (encoding/json sorts map keys and keeps json.Number literals).
-func argsHash(callID string, value any) ([sha256.Size]byte, error) {
-	b, err := json.Marshal(value)
-	if err != nil {
-		return [sha256.Size]byte{}, err
-	}
+// argsHash hashes the call ID with the canonical arguments.
+func argsHash(callID string, args []byte) [sha256.Size]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d:%s", len(callID), callID)
-	h.Write(b)
+	h.Write(args)
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
-	return sum, nil
+	return sum
 }
 
 // checkSeal reports why a sealed call must not run, or nil.
@@ -447,11 +442,19 @@ func checkSeal[C any](call *Call[C]) *Result {
 	if call.seal.callID != call.ID {
 		return deniedResult(call.Name, ErrApprovalNotForCall, "its approval was given for another call")
 	}
-	sum, err := argsHash(call.ID, call.value)
-	if err != nil || sum != call.seal.sum {
+	args := call.Args()
+	if sameBytes(args, call.seal.args) {
+		return nil
+	}
+	if argsHash(call.ID, args) != call.seal.sum {
 		return deniedResult(call.Name, ErrArgsChanged, "its arguments changed after they were approved")
 	}
 	return nil
+}
+
+// sameBytes reports whether a and b are the same slice (not merely equal).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func deniedResult(name string, cause error, why string) *Result {

@@ -69,7 +69,7 @@ func (s *snapshot[C]) parallelSafe(req Request) bool {
 	if e.classifier == nil {
 		return e.def.Safety == ReadOnly
 	}
-	v, _, res := e.pf.run(req.Name, req.Args, req.NullMeansAbsent)
+	v, _, res := e.pf.run(context.Background(), req.Name, req.Args, req.NullMeansAbsent)
 	if res != nil {
 		return true // it will not run
 	}

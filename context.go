@@ -2,6 +2,8 @@ package tool
 
 import (
 	"encoding/json"
+
+	"github.com/toolbelt-go/tool/internal/canon"
 )
 
 // Request is one tool call as the model made it.
@@ -49,7 +51,8 @@ type Call[C any] struct {
 	// Session is Request.Session.
 	Session string
 
-	args   json.RawMessage // the model's bytes; after preflight, the canonical validated value
+	args   json.RawMessage // the model's bytes, or SetArgs'
+	canon  json.RawMessage // after preflight: the canonical JSON of value, made on first use
 	tool   Tool[C]
 	def    *Definition
 	pf     *preflight
@@ -108,12 +111,20 @@ func (c *Call[C]) Value() (any, bool) { return c.value, c.validated }
 // it the canonical JSON of the value that was validated (schema defaults
 // filled in), which is exactly what the tool is handed and what an approval
 // covers. Change them only through [Call.SetArgs].
-func (c *Call[C]) Args() json.RawMessage { return c.args }
+func (c *Call[C]) Args() json.RawMessage {
+	if !c.validated {
+		return c.args
+	}
+	if c.canon == nil {
+		c.canon = canon.Encode(c.value)
+	}
+	return c.canon
+}
 
 // SetArgs replaces the arguments (an approver's edit, say). The new
 // arguments are validated again before the tool runs.
 func (c *Call[C]) SetArgs(args json.RawMessage) {
-	c.args = args
+	c.args, c.canon = args, nil
 	c.value, c.validated = nil, false
 	c.prepared, c.preparedFor = nil, nil
 }

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -65,13 +66,13 @@ type memApprovals struct {
 func (m *memApprovals) Allowed(_ context.Context, session, key string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.answers.has(session+"\x00"+key, time.Now()), nil
+	return m.answers.has(answerKey(session, key), time.Now()), nil
 }
 
 func (m *memApprovals) Remember(_ context.Context, session, key string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.answers.add(session+"\x00"+key, expires, time.Now())
+	m.answers.add(answerKey(session, key), expires, time.Now())
 	return nil
 }
 
@@ -86,6 +87,12 @@ func (m *memApprovals) Claim(_ context.Context, id string, expires time.Time) (b
 		return false, ErrApprovalMemoryFull
 	}
 	return true, nil
+}
+
+// answerKey joins a session and a key so that no two pairs give the same
+// string, whatever bytes they hold.
+func answerKey(session, key string) string {
+	return strconv.Itoa(len(session)) + ":" + session + key
 }
 
 // expiringSet is a bounded set of keys that expire, oldest first.

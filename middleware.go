@@ -44,7 +44,7 @@ func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
 		if !call.guarded {
 			return runTool(ctx, call, t) // on its own: deadline and all
 		}
-		if res := preflightCall(call); res != nil {
+		if res := preflightCall(ctx, call); res != nil {
 			return res
 		}
 		res, err := t.Run(ctx, call)

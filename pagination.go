@@ -3,10 +3,11 @@ package tool
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/toolbelt-go/tool/internal/canon"
 )
 
 // PageArgs are the arguments every paginated tool takes. Embed it in the
@@ -128,11 +129,7 @@ func verifyCursor[C any](call *Call[C]) *Result {
 			rest[k] = v
 		}
 	}
-	b, err := json.Marshal(rest)
-	if err != nil {
-		return misconfigured(call.Name, err)
-	}
-	ps := &pageScope{keyring: call.runtime().cursorKeyring(), tool: call.Name, session: call.Session, argsHash: sha256.Sum256(b)}
+	ps := &pageScope{keyring: call.runtime().cursorKeyring(), tool: call.Name, session: call.Session, argsHash: sha256.Sum256(canon.Encode(rest))}
 	if c, _ := m["cursor"].(string); c != "" {
 		state, err := ps.keyring.verify(c, ps.tool, ps.session, ps.argsHash)
 		if err != nil {

@@ -56,7 +56,7 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 // preflightStage runs preflight before next.
 func preflightStage[C any](next Handler[C]) Handler[C] {
 	return func(ctx context.Context, call *Call[C]) *Result {
-		if res := preflightCall(call); res != nil {
+		if res := preflightCall(ctx, call); res != nil {
 			return res
 		}
 		return next(ctx, call)
@@ -65,21 +65,21 @@ func preflightStage[C any](next Handler[C]) Handler[C] {
 
 // preflightCall validates call.args unless they already are, and returns
 // the result for the model when they are not valid.
-func preflightCall[C any](call *Call[C]) *Result {
+func preflightCall[C any](ctx context.Context, call *Call[C]) *Result {
 	if call.validated {
 		return nil
 	}
 	if call.pf == nil {
 		return misconfigured(call.Name, errors.New("tool: call has no preflight (not from a Registry or Wrap)"))
 	}
-	v, prepared, res := call.pf.run(call.Name, call.args, call.nullMeansAbsent)
+	v, prepared, res := call.pf.run(ctx, call.Name, call.args, call.nullMeansAbsent)
 	if res != nil {
 		return res
 	}
 	if call.pf.prep != nil {
 		call.prepared, call.preparedFor = prepared, call.pf.prep
 	}
-	call.value, call.validated = v, true
+	call.value, call.validated, call.canon = v, true, nil
 	if call.pf.paginated {
 		if res := verifyCursor(call); res != nil {
 			call.value, call.validated = nil, false
@@ -93,11 +93,14 @@ func preflightCall[C any](call *Call[C]) *Result {
 // and schema check, the typed tool's decoding and Validate method, and the
 // tool's ArgsValidator. It returns the validated tree and the decoded
 // arguments, or the result for the model.
-func (pf *preflight) run(name string, raw json.RawMessage, nullMeansAbsent bool) (v, prepared any, res *Result) {
+func (pf *preflight) run(ctx context.Context, name string, raw json.RawMessage, nullMeansAbsent bool) (v, prepared any, res *Result) {
 	if pf.err != nil {
 		return nil, nil, misconfigured(name, pf.err)
 	}
-	v, aerr := pf.args.check(raw, nullMeansAbsent)
+	v, aerr, stopped := pf.args.check(ctx, raw, nullMeansAbsent)
+	if stopped != nil {
+		return nil, nil, canceledResult(ctx, name, notStarted)
+	}
 	if aerr != nil {
 		return nil, nil, invalidResult(aerr)
 	}
@@ -165,7 +168,7 @@ func invoke[C any](ctx context.Context, call *Call[C]) *Result {
 // runTool is invoke for tool t, which is call.tool or, inside [Wrap], the
 // wrapped tool.
 func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
-	if res := preflightCall(call); res != nil {
+	if res := preflightCall(ctx, call); res != nil {
 		return res
 	}
 	if res := checkSeal(call); res != nil {

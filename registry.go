@@ -39,6 +39,12 @@ type RegistryOptions struct {
 	// MaxOutputBytes caps the model view of a result for tools whose
 	// Definition sets no cap. Zero means [DefaultMaxOutputBytes].
 	MaxOutputBytes int
+	// AllowCostlySchemas registers tools whose input schema may cost more
+	// than the budget to validate (a pattern whose program is large for
+	// the argument size limit, subschemas fanning out through anyOf and
+	// $ref), with a warning ([Registry.Warnings]) instead of refusing them.
+	// See [Limits] for the budget.
+	AllowCostlySchemas bool
 	// Spill, if set, keeps the part of a result the cap cut (for caps of
 	// 1 KiB and more), and the registry gets a read-only tool named
 	// [ReadOutputTool] with which the model reads it by cursor: the marker
@@ -60,6 +66,7 @@ type Registry[C any] struct {
 	opts     RegistryOptions
 	mu       sync.Mutex // serializes Add and Use
 	watchers map[*func()]struct{}
+	warnings []*DefinitionError
 	snap     atomic.Pointer[snapshot[C]]
 	rtOnce   sync.Once
 	rt       *runtimeConfig
@@ -144,13 +151,15 @@ func (r *Registry[C]) Add(tools ...Definer) error {
 	old := r.load()
 	added := make(map[string]*entry[C], len(tools))
 	var errs []error
+	var warnings []*DefinitionError
 	for i, d := range tools {
 		t, problem := r.toolOf(i, d)
 		if problem != nil {
 			errs = append(errs, problem)
 			continue
 		}
-		e, problems := r.check(i, t)
+		e, problems, warns := r.check(i, t)
+		warnings = append(warnings, warns...)
 		if e != nil {
 			if _, dup := old.tools[e.def.Name]; dup {
 				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "a tool with this name is already registered"})
@@ -182,8 +191,19 @@ func (r *Registry[C]) Add(tools ...Definer) error {
 		next.names = append(next.names, d.Name)
 	}
 	r.snap.Store(next)
+	r.warnings = append(r.warnings, warnings...)
 	r.changed()
 	return nil
+}
+
+// Warnings returns the problems found in registered tools that did not stop
+// them from being registered: a schema that may be slow to validate (see
+// RegistryOptions.AllowCostlySchemas), a struct tag that was read in a way
+// its author may not expect. Review them once, at start-up.
+func (r *Registry[C]) Warnings() []*DefinitionError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.warnings)
 }
 
 // OnChange registers fn to be called after every change to the registry's
@@ -254,10 +274,10 @@ func (r *Registry[C]) toolOf(i int, d Definer) (Tool[C], *DefinitionError) {
 
 // check validates one tool; it returns its entry (nil when the tool is
 // unusable) and its problems.
-func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
+func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error, warnings []*DefinitionError) {
 	def, err := safeDefinition(t)
 	if err != nil {
-		return nil, []error{&DefinitionError{Index: i, Problem: err.Error(), Err: err}}
+		return nil, []error{&DefinitionError{Index: i, Problem: err.Error(), Err: err}}, nil
 	}
 	bad := func(problem string, err error) {
 		problems = append(problems, &DefinitionError{Tool: def.Name, Index: i, Problem: problem, Err: err})
@@ -277,6 +297,16 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
 	pf := newPreflight(t, r.opts.Limits)
 	if pf.err != nil {
 		bad(pf.err.Error(), pf.err)
+	} else if pf.args != nil {
+		costly, warn := pf.args.costProblems()
+		switch {
+		case costly != "" && r.opts.AllowCostlySchemas:
+			warnings = append(warnings, &DefinitionError{Tool: def.Name, Index: i, Problem: costly})
+		case costly != "":
+			bad(costly+" (set RegistryOptions.AllowCostlySchemas to register it anyway)", nil)
+		case warn != "":
+			warnings = append(warnings, &DefinitionError{Tool: def.Name, Index: i, Problem: warn})
+		}
 	}
 	if len(def.OutputSchema) > 0 {
 		if _, err := schema.Compile(def.OutputSchema); err != nil {
@@ -284,7 +314,7 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error) {
 		}
 	}
 	c, _ := As[Classifier](t)
-	return &entry[C]{tool: t, def: def, pf: pf, classifier: c}, problems
+	return &entry[C]{tool: t, def: def, pf: pf, classifier: c}, problems, warnings
 }
 
 func safeDefinition(t Definer) (def Definition, err error) {

@@ -46,12 +46,7 @@ func schemaForType(t reflect.Type) (raw json.RawMessage, err error) {
 	r := &jsonschema.Reflector{
 		DoNotReference: true,
 		ExpandedStruct: true,
-		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t == numberType {
-				return &jsonschema.Schema{Type: "number"}
-			}
-			return nil
-		},
+		Mapper:         numberSchema,
 	}
 	s := r.ReflectFromType(t)
 	s.Version, s.ID = "", ""
@@ -68,6 +63,49 @@ func schemaForType(t reflect.Type) (raw json.RawMessage, err error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// numberSchema gives the schema of Go's sized number types their range,
+// so that the model is told, and nothing the schema lets through then fails
+// to decode into the field: int8 to int32 and uint8 to uint32 get both
+// bounds, every unsigned type a minimum of 0, float32 its range. (int,
+// int64 and float64 are left without: their limits are past anything a
+// model means, and preflight refuses numbers beyond a float64; an int64
+// field given 1e300 gets an error that names its range.) A field's own
+// minimum and maximum tags override these.
+func numberSchema(t reflect.Type) *jsonschema.Schema {
+	if t == numberType {
+		return &jsonschema.Schema{Type: "number"}
+	}
+	if t.PkgPath() != "" && (t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType)) {
+		return nil // a named type with its own JSON form
+	}
+	integer := func(lo, hi string) *jsonschema.Schema {
+		s := &jsonschema.Schema{Type: "integer", Minimum: json.Number(lo)}
+		if hi != "" {
+			s.Maximum = json.Number(hi)
+		}
+		return s
+	}
+	switch t.Kind() {
+	case reflect.Int8:
+		return integer("-128", "127")
+	case reflect.Int16:
+		return integer("-32768", "32767")
+	case reflect.Int32:
+		return integer("-2147483648", "2147483647")
+	case reflect.Uint8:
+		return integer("0", "255")
+	case reflect.Uint16:
+		return integer("0", "65535")
+	case reflect.Uint32:
+		return integer("0", "4294967295")
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return integer("0", "")
+	case reflect.Float32:
+		return &jsonschema.Schema{Type: "number", Minimum: json.Number("-3.4028234663852886e38"), Maximum: json.Number("3.4028234663852886e38")}
+	}
+	return nil
 }
 
 // outputSchemaFor returns the schema of a typed tool's structured output

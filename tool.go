@@ -249,7 +249,7 @@ func (a *adapted[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
 	if r, ok := a.t.(preparedRunner); ok && call.preparedFor == a.t {
 		return r.runPrepared(ctx, call.prepared)
 	}
-	return a.t.Run(ctx, call.args)
+	return a.t.Run(ctx, call.Args())
 }
 
 // Wrapper is implemented by tools that wrap another tool. Unwrap returns the

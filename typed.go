@@ -123,7 +123,7 @@ func (c *typedCore[In]) prepare(v any) (any, error) {
 // standalone runs preflight, with default limits, when the tool is called
 // outside a registry.
 func (c *typedCore[In]) standalone(raw json.RawMessage) (*In, *Result) {
-	_, prepared, res := c.pf.run(c.def.Name, raw, false)
+	_, prepared, res := c.pf.run(context.Background(), c.def.Name, raw, false)
 	if res != nil {
 		return nil, res
 	}
@@ -156,7 +156,7 @@ func (t *typedFor[C, In, Out]) Run(ctx context.Context, call *Call[C]) (*Result,
 	if in, ok := call.prepared.(*In); ok && call.preparedFor == t {
 		return outResult(t.fn(ctx, call, *in))
 	}
-	in, res := t.standalone(call.args)
+	in, res := t.standalone(call.Args())
 	if res != nil {
 		return res, nil
 	}

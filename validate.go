@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,6 +82,43 @@ const (
 	maxCheckBytes = 512
 )
 
+// The validation budget. A pattern costs the regexp engine about its
+// program size in work per byte it checks (some 8 ns per instruction and
+// byte, measured), and the arguments hold at most Limits.MaxBytes, so a
+// schema's worst case is about instructions × MaxBytes; subschemas that
+// check the same value (anyOf, $ref, allOf…) multiply the work per value.
+// Past the refusal budgets (about 8 s for one call at worst) a schema is
+// refused at registration, past the warning budgets (about 1 s) it
+// registers with a warning.
+const (
+	patternWorkRefused = 1 << 30
+	patternWorkWarned  = 1 << 27
+	fanOutRefused      = 4096
+	fanOutWarned       = 256
+)
+
+// costProblems judges the schema's worst case against the budget: costly
+// past the refusal budget, warn past the warning one.
+func (a *argsSchema) costProblems() (costly, warn string) {
+	c := a.schema.Cost()
+	work := c.PatternInstructions * a.limits.MaxBytes
+	switch {
+	case work > patternWorkRefused:
+		costly = "the pattern " + strconv.Quote(text.Cut(c.Pattern, 80)) + " compiles to " + strconv.Itoa(c.PatternInstructions) +
+			" instructions; checking arguments of up to " + strconv.Itoa(a.limits.MaxBytes) + " bytes against it could take seconds per call. " +
+			"Bound its repetitions (use + or * rather than {1,1000}), anchor it, or lower Limits.MaxBytes"
+	case c.FanOut > fanOutRefused:
+		costly = "up to " + strconv.Itoa(c.FanOut) + " subschemas can check one value (anyOf, oneOf, allOf and $ref nested in each other); " +
+			"validation could take seconds per call. Flatten the alternatives"
+	case work > patternWorkWarned:
+		warn = "the pattern " + strconv.Quote(text.Cut(c.Pattern, 80)) + " compiles to " + strconv.Itoa(c.PatternInstructions) +
+			" instructions: a call near the argument size limit may take about a second to validate"
+	case c.FanOut > fanOutWarned:
+		warn = strconv.Itoa(c.FanOut) + " subschemas can check one value: invalid calls may be slow to validate"
+	}
+	return costly, warn
+}
+
 // argsSchema is what preflight knows of one tool's input.
 type argsSchema struct {
 	tool   string
@@ -88,27 +126,70 @@ type argsSchema struct {
 	limits jsonparse.Limits
 }
 
-// check runs preflight: the strict decode, schema defaults, the fast path
-// or the authority. It returns the validated tree, or the error for the
-// model.
-func (a *argsSchema) check(raw json.RawMessage, nullMeansAbsent bool) (any, *ArgsError) {
+// check runs preflight on the arguments: the strict read, strict-mode
+// nulls, keys folded onto declared ones, the fast path or the authority,
+// then the schema's defaults for what was not sent. It returns the
+// validated tree, the error for the model, or ctx's error when the call
+// ended before validation did.
+func (a *argsSchema) check(ctx context.Context, raw json.RawMessage, nullMeansAbsent bool) (any, *ArgsError, error) {
 	v, perr := parseArgs(raw, a.limits)
 	if perr != nil {
-		return nil, a.fail([]Problem{*perr}, 1, perr.Code == "truncated", nil, nil)
+		return nil, a.fail([]Problem{*perr}, 1, perr.Code == "truncated", nil, nil), nil
 	}
 	if nullMeansAbsent {
 		a.schema.DropOptionalNulls(v)
 	}
+	if f, ok := a.schema.FoldedKey(v); ok {
+		p := Problem{Pointer: f.Pointer + "/" + jsonparse.EscapePointerToken(f.Key), Code: "case_folded_key", Got: text.QuoteASCII(f.Key, maxGotBytes),
+			Expected: strconv.Quote(f.Declared), Suggestion: f.Declared,
+			Message: "the key " + text.QuoteASCII(f.Key, maxGotBytes) + " is not " + strconv.Quote(f.Declared) +
+				"; keys are case-sensitive, so send " + strconv.Quote(f.Declared) + " exactly as the schema spells it"}
+		return nil, a.fail([]Problem{p}, 1, false, v, nil), nil
+	}
+	err, stopped := a.validate(ctx, v, len(raw))
+	if stopped != nil {
+		return nil, nil, stopped
+	}
+	if err != nil {
+		problems, total := a.describe(err, v)
+		return nil, a.fail(problems, total, false, v, err), nil
+	}
+	// Defaults are annotations: what was sent is validated as sent, and
+	// only then are the absent optional keys filled in (registration made
+	// sure every default satisfies its own subschema).
 	a.schema.ApplyDefaults(v)
+	return v, nil, nil
+}
+
+func (a *argsSchema) verdict(v any) error {
 	if a.schema.Valid(v) {
-		return v, nil
+		return nil
 	}
-	err := a.schema.Validate(v)
-	if err == nil {
-		return v, nil
+	return a.schema.Validate(v)
+}
+
+// inlineValidation is the argument size under which validation runs on the
+// caller's goroutine: below it the worst case registration allows is
+// milliseconds. Above it validation runs on a goroutine of its own, so the
+// call can end when its context does; the validation then finishes in the
+// background, its cost bounded by registration (see [Limits]).
+const inlineValidation = 64 << 10
+
+// validate runs the fast path, then the authority where the fast path is
+// unsure. It returns the authority's verdict, or ctx's error when the call
+// ended first.
+func (a *argsSchema) validate(ctx context.Context, v any, size int) (verdict, stopped error) {
+	if size < inlineValidation || ctx.Done() == nil {
+		return a.verdict(v), nil
 	}
-	problems, total := a.describe(err, v)
-	return nil, a.fail(problems, total, false, v, err)
+	done := make(chan error, 1)
+	go func() { done <- a.verdict(v) }()
+	select {
+	case err := <-done:
+		return err, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // parseArgs reads the arguments, which must be one JSON object.
@@ -149,7 +230,7 @@ func parseArgs(raw []byte, lim jsonparse.Limits) (any, *Problem) {
 
 var parseCodes = map[jsonparse.ErrorKind]string{
 	jsonparse.Truncated: "truncated", jsonparse.Syntax: "syntax", jsonparse.TrailingData: "trailing_data",
-	jsonparse.DuplicateKey: "duplicate_key", jsonparse.FoldedKey: "case_duplicate_key",
+	jsonparse.DuplicateKey: "duplicate_key", jsonparse.NumberOutOfRange: "number_out_of_range",
 	jsonparse.InvalidUTF8: "invalid_utf8", jsonparse.LoneSurrogate: "lone_surrogate",
 	jsonparse.TooLarge: "too_large", jsonparse.TooDeep: "too_deep", jsonparse.StringTooLong: "string_too_long",
 	jsonparse.NumberTooLong: "number_too_long", jsonparse.ExponentTooLarge: "exponent_too_large",
@@ -177,9 +258,8 @@ func syntaxProblem(e *jsonparse.Error) *Problem {
 		}
 	case jsonparse.DuplicateKey:
 		p.Message = "the key " + text.QuoteASCII(e.Key, maxGotBytes) + " appears twice; send each key once"
-	case jsonparse.FoldedKey:
-		p.Message = "the keys " + text.QuoteASCII(e.Other, maxGotBytes) + " and " + text.QuoteASCII(e.Key, maxGotBytes) +
-			" differ only by letter case; send each key once, spelled exactly as in the schema"
+	case jsonparse.NumberOutOfRange:
+		p.Message = "a number " + at + " is beyond what a 64-bit float holds (about ±1.8e308); send an ordinary number"
 	case jsonparse.InvalidUTF8:
 		p.Message = "the arguments contain bytes that are not valid UTF-8 " + at + "; send text only, escaping anything else"
 	case jsonparse.LoneSurrogate:

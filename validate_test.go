@@ -2,6 +2,7 @@ package tool_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -38,6 +39,46 @@ func TestPreflightAccepts(t *testing.T) {
 	}
 }
 
+// Keys that fold onto a declared property are refused at any depth, even
+// where the schema allows other keys (a tool decoding them with
+// encoding/json would read "Path" as "path"); distinct keys of a free-form
+// map pass, whatever their case.
+func TestFoldedKeys(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"kind":{"type":"string"},
+		"env":{"type":"object","additionalProperties":{"type":"string"}},
+		"opts":{"type":"object","properties":{"dry_run":{"type":"boolean"}}},
+		"items":{"type":"array","items":{"$ref":"#/$defs/item"}}},
+		"$defs":{"item":{"type":"object","properties":{"name":{"type":"string"}}}}}`
+	r := newRegistry(t, tool.NewRaw(tool.Definition{Name: "cfg", Description: "Configures.", InputSchema: []byte(schema)},
+		func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }))
+	tests := []struct {
+		name, args string
+		pointer    string // "" when the call must pass
+	}{
+		{"free-form map keys of any case", `{"env":{"Path":"a","PATH":"b","path":"c"}}`, ""},
+		{"undeclared key that folds onto nothing", `{"Other":1}`, ""},
+		{"top level", `{"Kind":"x"}`, "/Kind"},
+		{"kelvin sign", "{\"\u212aind\":\"x\"}", "/\u212aind"},
+		{"nested object", `{"opts":{"DRY_RUN":true}}`, "/opts/DRY_RUN"},
+		{"through a $ref in an array", `{"items":[{"name":"a"},{"Name":"b"}]}`, "/items/1/Name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(r, "cfg", tt.args)
+			if tt.pointer == "" {
+				require.Equal(t, tool.StatusOK, res.Status, res.Text())
+				return
+			}
+			require.Equal(t, tool.StatusInvalid, res.Status, res.Text())
+			var ae *tool.ArgsError
+			require.True(t, errors.As(res.Err, &ae))
+			assert.Equal(t, "case_folded_key", ae.Problems[0].Code)
+			assert.Equal(t, tt.pointer, ae.Problems[0].Pointer)
+		})
+	}
+}
+
 func TestPreflightRejects(t *testing.T) {
 	r := newRegistry(t, newSearch())
 	tests := []struct {
@@ -61,8 +102,9 @@ func TestPreflightRejects(t *testing.T) {
 		{"array", `[{"query":"x"}]`, "not_object", "", []string{"not an array"}},
 		{"number", `42`, "not_object", "", []string{"not a integer"}},
 		{"duplicate", `{"query":"x","query":"y"}`, "duplicate_key", "", []string{"appears twice"}},
-		{"case variant", `{"query":"x","QUERY":"y"}`, "case_duplicate_key", "", []string{"differ only by letter case"}},
-		{"fold variant", "{\"query\":\"x\",\"\u212aey\":1,\"key\":2}", "case_duplicate_key", "", nil},
+		{"case variant", `{"query":"x","QUERY":"y"}`, "case_folded_key", "/QUERY", []string{`the key "QUERY" is not "query"`, "case-sensitive"}},
+		{"case variant alone", `{"query":"x","Lang":"go"}`, "case_folded_key", "/Lang", []string{`send "lang"`}},
+		{"number past float64", `{"query":"x","limit":2e308}`, "number_out_of_range", "/limit", []string{"64-bit float"}},
 		{"unknown key", `{"query":"x","limt":5}`, "unknown_key", "/limt", []string{"allowed keys: query, limit, lang, path", `Did you mean "limit"?`}},
 		{"wrong type string", `{"query":"x","limit":"5"}`, "type", "/limit", []string{"expected integer, got string \"5\"", "without quotes"}},
 		{"fraction for integer", `{"query":"x","limit":1.5}`, "type", "/limit", []string{"expected integer"}},

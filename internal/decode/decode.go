@@ -12,6 +12,7 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -206,9 +207,9 @@ func (d *decoder) value(rv reflect.Value, v any) error {
 		if !ok {
 			return d.fail("number", v, "")
 		}
-		f, err := strconv.ParseFloat(string(n), t.Bits())
+		f, err := parseFloat(string(n), t.Bits())
 		if err != nil {
-			return d.fail("number", v, string(n)+" is out of range")
+			return d.fail("number", v, string(n)+" is out of range for a "+strconv.Itoa(t.Bits())+"-bit float")
 		}
 		rv.SetFloat(f)
 	case reflect.Slice:
@@ -353,7 +354,7 @@ func fieldByIndex(v reflect.Value, index []int) (reflect.Value, error) {
 func (d *decoder) plain(v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
+		f, err := parseFloat(string(x), 64)
 		if err != nil {
 			return nil, d.fail("number", v, string(x)+" is out of range")
 		}
@@ -388,6 +389,17 @@ func (d *decoder) plain(v any) (any, error) {
 
 // intOf reads an integral number, however it is written (5, 5.0, 1e2), into
 // an int of the given size.
+// parseFloat is strconv.ParseFloat, except that a value too small for the
+// float, which JSON Schema still counts as a number, becomes zero (as
+// rounding to the nearest float says) instead of an error.
+func parseFloat(s string, bits int) (float64, error) {
+	f, err := strconv.ParseFloat(s, bits)
+	if err != nil && f == 0 && errors.Is(err, strconv.ErrRange) {
+		return f, nil
+	}
+	return f, err
+}
+
 func intOf(n json.Number, bits int) (int64, error) {
 	if i, err := strconv.ParseInt(string(n), 10, bits); err == nil {
 		return i, nil
@@ -397,14 +409,11 @@ func intOf(n json.Number, bits int) (int64, error) {
 		return 0, fmt.Errorf("%s is not a whole number", n)
 	}
 	num := r.Num()
-	if !num.IsInt64() {
-		return 0, fmt.Errorf("%s is out of range", n)
+	lo, hi := int64(-1)<<(bits-1), int64(1)<<(bits-1)-1
+	if !num.IsInt64() || num.Int64() < lo || num.Int64() > hi {
+		return 0, fmt.Errorf("%s is out of range: this field holds integers from %d to %d", n, lo, hi)
 	}
-	i := num.Int64()
-	if bits < 64 && (i < -(1<<(bits-1)) || i > 1<<(bits-1)-1) {
-		return 0, fmt.Errorf("%s is out of range for a %d-bit integer", n, bits)
-	}
-	return i, nil
+	return num.Int64(), nil
 }
 
 func uintOf(n json.Number, bits int) (uint64, error) {
@@ -416,12 +425,9 @@ func uintOf(n json.Number, bits int) (uint64, error) {
 		return 0, fmt.Errorf("%s is not a whole number", n)
 	}
 	num := r.Num()
-	if num.Sign() < 0 || !num.IsUint64() {
-		return 0, fmt.Errorf("%s is out of range", n)
+	hi := uint64(math.MaxUint64) >> (64 - bits)
+	if num.Sign() < 0 || !num.IsUint64() || num.Uint64() > hi {
+		return 0, fmt.Errorf("%s is out of range: this field holds integers from 0 to %d", n, hi)
 	}
-	u := num.Uint64()
-	if bits < 64 && u > math.MaxUint64>>(64-bits) {
-		return 0, fmt.Errorf("%s is out of range for a %d-bit unsigned integer", n, bits)
-	}
-	return u, nil
+	return num.Uint64(), nil
 }

@@ -14,7 +14,6 @@ const (
 	Syntax                                // not JSON
 	TrailingData                          // more after the first value
 	DuplicateKey                          // a key repeated in one object
-	FoldedKey                             // two keys equal under case folding
 	InvalidUTF8                           // bytes that are not UTF-8
 	LoneSurrogate                         // a \u escape of half a surrogate pair
 	TooLarge                              // document over MaxBytes
@@ -23,6 +22,7 @@ const (
 	NumberTooLong                         // number token over MaxNumberLen
 	ExponentTooLarge                      // exponent over MaxExponent
 	TooManyElements                       // object or array over MaxElements
+	NumberOutOfRange                      // a number beyond what a float64 holds (±1.8e308)
 )
 
 // Error says where and why a document was rejected. Its fields are facts;
@@ -32,8 +32,7 @@ type Error struct {
 	Offset  int    // byte offset where the problem was found
 	Pointer string // RFC 6901 pointer of the value being read ("" for the root)
 	Detail  string // kind-specific: what was expected, the offending escape
-	Key     string // DuplicateKey, FoldedKey: the repeated key
-	Other   string // FoldedKey: the earlier key it collides with
+	Key     string // DuplicateKey: the repeated key
 	Limit   int    // limit kinds: the limit that was passed
 	Size    int    // TooLarge: the document's size
 }
@@ -57,8 +56,8 @@ func (e *Error) Error() string {
 		return "unexpected data after the value" + at
 	case DuplicateKey:
 		return "duplicate key " + strconv.Quote(e.Key) + at
-	case FoldedKey:
-		return "keys " + strconv.Quote(e.Other) + " and " + strconv.Quote(e.Key) + " differ only by case" + at
+	case NumberOutOfRange:
+		return "number out of the range of a float64" + at
 	case InvalidUTF8:
 		return "invalid UTF-8" + at
 	case LoneSurrogate:

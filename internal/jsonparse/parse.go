@@ -3,14 +3,17 @@
 // It reads a document once, in one pass, into the tree the schema validator
 // checks and the typed decoder consumes: map[string]any, []any, string,
 // json.Number, bool and nil. It rejects what encoding/json lets through and a
-// model-written document must not carry: duplicate keys, keys equal under
-// Unicode case folding, invalid UTF-8, lone surrogate escapes, and anything
-// past the configured limits. Every limit is checked as the bytes are read, so
+// model-written document must not carry: duplicate keys, invalid UTF-8,
+// lone surrogate escapes, and anything past the configured limits. (Keys
+// that differ only by case are the schema's business: see the schema
+// package's FoldedKey, which refuses those that fold onto a declared
+// property, and lets the distinct keys of free-form maps through.) Every limit is checked as the bytes are read, so
 // the cost is linear in the input whatever it holds.
 package jsonparse
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -26,10 +29,6 @@ type Limits struct {
 	MaxExponent    int // absolute value of a number's written exponent
 	MaxElements    int // members of one object or items of one array
 }
-
-// foldCheckLinear is the object size up to which keys are compared pairwise
-// for case-fold collisions; above it a map of fold keys keeps the check linear.
-const foldCheckLinear = 16
 
 type parser struct {
 	data  []byte
@@ -139,9 +138,6 @@ func (p *parser) object() (any, *Error) {
 	}
 	p.pos++ // '{'
 	m := make(map[string]any)
-	var keyBuf [foldCheckLinear]string
-	keys := keyBuf[:0] // insertion order, for the case-fold check
-	var folded map[string]string
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -165,31 +161,10 @@ func (p *parser) object() (any, *Error) {
 			e := &Error{Kind: DuplicateKey, Offset: keyStart, Pointer: pointer(p.path), Key: key}
 			return nil, e
 		}
-		if len(keys) < foldCheckLinear {
-			for _, k := range keys {
-				if strings.EqualFold(k, key) {
-					return nil, &Error{Kind: FoldedKey, Offset: keyStart, Pointer: pointer(p.path), Key: key, Other: k}
-				}
-			}
-		} else {
-			if folded == nil {
-				folded = make(map[string]string, 2*len(keys))
-				for _, k := range keys {
-					folded[foldKey(k)] = k
-				}
-			}
-			if other, ok := folded[foldKey(key)]; ok {
-				return nil, &Error{Kind: FoldedKey, Offset: keyStart, Pointer: pointer(p.path), Key: key, Other: other}
-			}
-		}
-		if p.lim.MaxElements > 0 && len(keys) >= p.lim.MaxElements {
+		if p.lim.MaxElements > 0 && len(m) >= p.lim.MaxElements {
 			e := p.fail(TooManyElements, "object members")
 			e.Limit = p.lim.MaxElements
 			return nil, e
-		}
-		keys = append(keys, key)
-		if folded != nil {
-			folded[foldKey(key)] = key
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -520,7 +495,9 @@ func (p *parser) number() (any, *Error) {
 			return nil, endOrBad("a digit after '.'")
 		}
 	}
+	hasExp := false
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		hasExp = true
 		i++
 		neg := false
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
@@ -550,14 +527,24 @@ func (p *parser) number() (any, *Error) {
 	if p.lim.MaxNumberLen > 0 && i-start > p.lim.MaxNumberLen {
 		return nil, tooLong()
 	}
+	// Without an exponent a number of bounded length fits a float64; with
+	// one it may not, and then nothing downstream can hold it (a float64
+	// field, a JavaScript reader), so it is refused here, where the message
+	// can say why.
+	if hasExp {
+		if f, err := strconv.ParseFloat(string(d[start:i]), 64); err != nil && math.IsInf(f, 0) {
+			p.pos = start
+			return nil, p.fail(NumberOutOfRange, "")
+		}
+	}
 	p.pos = i
 	return json.Number(d[start:i]), nil
 }
 
-// foldKey maps s to a canonical representative of its Unicode simple case
+// FoldKey maps s to a canonical representative of its Unicode simple case
 // folding orbit, so that two keys are EqualFold exactly when their fold keys
 // are equal.
-func foldKey(s string) string {
+func FoldKey(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/toolbelt-go/tool/internal/jsonparse"
@@ -91,4 +92,110 @@ func TestCompileRejects(t *testing.T) {
 	if _, err := Compile(json.RawMessage(`{"type":"object","$defs":{"p":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/p"}}}`)); err != nil {
 		t.Errorf("a local reference must compile: %v", err)
 	}
+}
+
+// The fast path may only say "valid" when it is sure. Bounds that are not
+// exactly a float64 round to a neighbour, and must not be mistaken for it.
+func TestFastPathBoundsAreExact(t *testing.T) {
+	tests := []struct {
+		keyword, bound, value string
+	}{
+		{"minimum", "1.0000000000000001", "1"},
+		{"minimum", "100.000000000000001", "100"},
+		{"maximum", "0.99999999999999999", "1"},
+		{"exclusiveMinimum", "1e-400", "0"},
+		{"exclusiveMaximum", "-1e-400", "0"},
+		{"maximum", "9007199254740993", "9007199254740994"},
+		{"minimum", "9007199254740993", "9007199254740992"},
+		{"exclusiveMinimum", "0.1", "0.1"},
+		{"maximum", "1e-320", "2e-320"},
+	}
+	for _, tt := range tests {
+		schema := `{"type":"object","properties":{"x":{"type":"number","` + tt.keyword + `":` + tt.bound + `}}}`
+		s, err := Compile(json.RawMessage(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, perr := jsonparse.Parse([]byte(`{"x":`+tt.value+`}`), fuzzLimits)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if s.Validate(v) == nil {
+			t.Fatalf("%s %s: the authority accepts %s; the test expects a value it refuses", tt.keyword, tt.bound, tt.value)
+		}
+		if s.Valid(v) {
+			t.Errorf("%s %s: the fast path accepts %s, which the authority refuses", tt.keyword, tt.bound, tt.value)
+		}
+	}
+}
+
+// fastKeywordValues are keyword/value pairs the schema-varying fuzz target
+// draws from; the fuzzer supplies the literal for the ones marked "".
+var fastKeywordValues = []struct{ keyword, value string }{
+	{"minimum", ""}, {"maximum", ""}, {"exclusiveMinimum", ""}, {"exclusiveMaximum", ""}, {"multipleOf", ""},
+	{"minLength", ""}, {"maxLength", ""}, {"minItems", ""}, {"maxItems", ""}, {"minProperties", ""}, {"maxProperties", ""},
+	{"enum", ""}, {"const", ""}, {"pattern", ""}, {"type", `"integer"`}, {"type", `"number"`}, {"type", `"string"`},
+	{"type", `["string","null"]`}, {"type", `"array"`}, {"type", `"object"`}, {"items", `{"type":"integer","maximum":3}`},
+	{"additionalProperties", `false`}, {"additionalProperties", `{"type":"string"}`}, {"required", `["y"]`},
+	{"properties", `{"y":{"type":"integer","minimum":0}}`}, {"format", `"email"`},
+}
+
+// FuzzFastPathWithVaryingSchemas varies the schema as well as the data: two
+// keywords on a property, with literals from the fuzzer (bounds that are
+// not exact floats, lengths, enums, consts, patterns). Whatever the fast
+// path calls valid, the authority must call valid too.
+func FuzzFastPathWithVaryingSchemas(f *testing.F) {
+	seeds := []struct {
+		k1   uint8
+		lit1 string
+		k2   uint8
+		lit2 string
+		data string
+	}{
+		{0, "1.0000000000000001", 14, "", `{"x":1}`},
+		{0, "100.000000000000001", 15, "", `{"x":100}`},
+		{1, "0.99999999999999999", 15, "", `{"x":1}`},
+		{2, "1e-400", 15, "", `{"x":0}`},
+		{4, "0.1", 15, "", `{"x":0.3}`},
+		{5, "2", 16, "", `{"x":"é"}`},
+		{6, "1", 16, "", `{"x":"😀"}`},
+		{11, `[1,"a",null]`, 14, "", `{"x":1.0}`},
+		{12, `1e2`, 14, "", `{"x":100}`},
+		{13, `"^a+$"`, 16, "", `{"x":"aaa"}`},
+		{7, "1", 20, "", `{"x":[4]}`},
+		{9, "1", 22, "", `{"x":{"a":1}}`},
+	}
+	for _, s := range seeds {
+		f.Add(s.k1, s.lit1, s.k2, s.lit2, []byte(s.data))
+	}
+	f.Fuzz(func(t *testing.T, k1 uint8, lit1 string, k2 uint8, lit2 string, data []byte) {
+		kw := func(k uint8, lit string) string {
+			e := fastKeywordValues[int(k)%len(fastKeywordValues)]
+			if e.value != "" {
+				lit = e.value
+			}
+			return strconv.Quote(e.keyword) + ":" + lit
+		}
+		a, b := kw(k1, lit1), kw(k2, lit2)
+		if fastKeywordValues[int(k1)%len(fastKeywordValues)].keyword == fastKeywordValues[int(k2)%len(fastKeywordValues)].keyword {
+			b = `"title":"x"`
+		}
+		schema := `{"type":"object","properties":{"x":{` + a + `,` + b + `}}}`
+		if !json.Valid([]byte(schema)) {
+			return
+		}
+		s, err := Compile(json.RawMessage(schema))
+		if err != nil {
+			return
+		}
+		v, perr := jsonparse.Parse(data, fuzzLimits)
+		if perr != nil {
+			return
+		}
+		if s.Valid(v) {
+			if err := s.Validate(v); err != nil {
+				t.Fatalf("schema %s: the fast path accepted %s, the authority says %v", schema, data, err)
+			}
+		}
+	})
 }

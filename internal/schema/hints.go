@@ -3,7 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -203,51 +202,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// DropOptionalNulls removes, in place, every member whose value is null
-// and whose property is declared, not required, and does not accept null:
-// in a strict-mode schema (OpenAI's) every optional key was made required
-// and nullable, and a null there means "absent". It looks through
-// properties, items and additionalProperties.
-func (s *Schema) DropOptionalNulls(v any) {
-	dropOptionalNulls(s.root, v, 0)
-}
-
-func dropOptionalNulls(n *Node, v any, depth int) {
-	if n == nil || depth > 128 {
-		return
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			c, declared := n.Props[k]
-			switch {
-			case declared && e == nil && !slices.Contains(n.Required, k) && !c.acceptsNull():
-				delete(x, k)
-			case declared:
-				dropOptionalNulls(c, e, depth+1)
-			case n.Addl != nil:
-				dropOptionalNulls(n.Addl, e, depth+1)
-			}
-		}
-	case []any:
-		for _, e := range x {
-			dropOptionalNulls(n.Items, e, depth+1)
-		}
-	}
-}
-
-// acceptsNull reports whether null may be valid here: the node allows any
-// type, lists null among its types, or is unknown to the fast path.
-func (n *Node) acceptsNull() bool {
-	switch {
-	case n.Bool != nil:
-		return *n.Bool
-	case n.HasEnum:
-		return slices.Contains(n.Enum, any(nil))
-	case n.HasCon:
-		return n.Const == nil
-	}
-	return n.Types == 0 || n.Types&tNull != 0
 }

@@ -31,7 +31,12 @@ type Schema struct {
 }
 
 // ErrExternalRef is the cause when a schema refers to a file or URL.
-var ErrExternalRef = errors.New("schema refers to a document outside itself; only local references (#/...) are allowed")
+var ErrExternalRef = errors.New("schema refers to a document outside itself; only references inside it (#/$defs/..., an $id or $anchor it defines) and the JSON Schema metaschemas are allowed")
+
+// ErrUnusable is the cause when a schema compiles but no call could pass
+// it, or part of it: contradictory bounds, an empty enum, a default its own
+// subschema refuses, a $ref loop with no base case.
+var ErrUnusable = errors.New("schema cannot be satisfied")
 
 type refusingLoader struct{}
 
@@ -54,23 +59,27 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	if t, _ := obj.m["type"].(string); t != "object" {
 		return nil, errors.New(`schema root must have "type": "object" (providers accept only object parameters)`)
 	}
-	if ref := externalRef(doc); ref != "" {
-		return nil, fmt.Errorf("%w: %q", ErrExternalRef, ref)
-	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})
+	pats := &patterns{}
+	c.UseRegexpEngine(pats.engine)
 	if err := c.AddResource(resourceURL, plain(doc)); err != nil {
 		return nil, err
 	}
 	authority, err := c.Compile(resourceURL)
 	if err != nil {
-		if errors.Is(err, ErrExternalRef) {
-			return nil, err
+		var le *jsonschema.LoadURLError
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("%w: %q", ErrExternalRef, le.URL)
 		}
 		return nil, fmt.Errorf("schema does not compile: %s", oneLine(err.Error()))
 	}
-	return &Schema{raw: raw, authority: authority, root: build(doc, true)}, nil
+	s := &Schema{raw: raw, authority: authority, root: buildTree(doc, pats)}
+	if problems := s.problems(c); len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrUnusable, strings.Join(problems, "; "))
+	}
+	return s, nil
 }
 
 // Raw returns the schema's JSON text as given to Compile.
@@ -188,29 +197,4 @@ func plain(v any) any {
 		return a
 	}
 	return v
-}
-
-// externalRef returns the first $ref or $dynamicRef that is not a fragment
-// of this document ("#..."), or "".
-func externalRef(v any) string {
-	switch x := v.(type) {
-	case *object:
-		for _, k := range x.keys {
-			if k == "$ref" || k == "$dynamicRef" {
-				if s, ok := x.m[k].(string); ok && !strings.HasPrefix(s, "#") {
-					return s
-				}
-			}
-			if r := externalRef(x.m[k]); r != "" {
-				return r
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if r := externalRef(e); r != "" {
-				return r
-			}
-		}
-	}
-	return ""
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/toolbelt-go/tool/internal/text"
@@ -203,8 +202,9 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	}
 	def := call.Definition()
 	c, _ := As[Classifier](call.tool)
-	safety := effectiveSafety(def.Safety, c, call.value)
-	req := a.requirement(call)
+	rt := call.runtime()
+	safety := effectiveSafety(ctx, rt, def.Safety, c, call.value)
+	req := a.requirement(ctx, call)
 	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
 	switch a.opts.Policy.Decide(in) {
 	case VerdictAllow:
@@ -223,7 +223,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	key, remember := memoryKey(call.Name, safety, req)
 	remember = remember && session != "" // no conversation, nothing shared
 	if remember {
-		if ok, err := a.opts.Memory.Allowed(ctx, session, key); err == nil && ok {
+		if a.allowed(ctx, rt, session, key) {
 			return a.run(ctx, call, next)
 		}
 	}
@@ -240,9 +240,9 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 
 	wctx, cancel := context.WithTimeoutCause(ctx, a.opts.Timeout, ErrApprovalTimeout)
 	defer cancel()
-	ar.Preview = describe(wctx, call, ar.ArgsText)
+	ar.Preview = describe(wctx, rt, call, ar.ArgsText)
 	call.emit(Event{Kind: EventApprovalRequested, Approval: &ApprovalInfo{Reason: ar.Requirement.Reason}})
-	d, err := a.ask(wctx, ar)
+	d, err := a.ask(wctx, rt, ar)
 	if err != nil {
 		call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Reason: err.Error()}})
 		return a.failed(ctx, wctx, call.Name, err)
@@ -261,7 +261,8 @@ func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C],
 	case DecisionAllowAlways:
 		if remember {
 			// Not remembering only means asking again; it never allows more.
-			_ = a.opts.Memory.Remember(ctx, session, key, time.Now().Add(a.rememberFor()))
+			mem, exp := a.opts.Memory, time.Now().Add(a.rememberFor())
+			callHook(ctx, call.runtime(), func(ctx context.Context) error { return mem.Remember(ctx, session, key, exp) })
 		}
 	case DecisionEdit:
 		call.SetArgs(d.Args)
@@ -308,7 +309,7 @@ func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session string
 		return misconfigured(call.Name, err)
 	}
 	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Pending: true, Reason: "the answer will come later"}})
-	return &Result{Status: StatusAwaitingApproval, IsError: true, Err: ErrAwaitingApproval,
+	return &Result{owned: true, Status: StatusAwaitingApproval, IsError: true, Err: ErrAwaitingApproval,
 		Pending: &PendingApproval{State: state, Request: ar, Expires: exp},
 		Content: []Content{TextContent("The call to " + call.Name + " needs the user's approval, which has been asked for. It has not run yet.")}}
 }
@@ -337,7 +338,19 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), why)
 	}
 	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(nonce)
-	first, err := a.opts.Memory.Claim(ctx, id, time.Now().Add(a.opts.Timeout+time.Minute))
+	mem, exp := a.opts.Memory, time.Now().Add(a.opts.Timeout+time.Minute)
+	type claim struct {
+		first bool
+		err   error
+	}
+	c, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) claim {
+		first, err := mem.Claim(ctx, id, exp)
+		return claim{first, err}
+	})
+	first, err := c.first, c.err
+	if outcome != hookOK {
+		err = errors.New("the approval memory did not answer")
+	}
 	switch {
 	case err != nil:
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), "its approval answer could not be checked")
@@ -348,45 +361,60 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	return a.apply(ctx, call, next, call.answer.Decision, session, key, remember && session != "")
 }
 
-func (a *approval[C]) requirement(call *Call[C]) Requirement {
+// requirement asks the tool how this call must be approved. A Requirer
+// that panics or does not answer in time asks every time.
+func (a *approval[C]) requirement(ctx context.Context, call *Call[C]) Requirement {
+	var fn func(context.Context) Requirement
 	if r, ok := As[RequirerFor[C]](call.tool); ok {
-		return r.RequirementFor(call)
+		fn = func(context.Context) Requirement { return r.RequirementFor(call) }
+	} else if r, ok := As[Requirer](call.tool); ok {
+		v := call.value
+		fn = func(context.Context) Requirement { return r.Requirement(v) }
+	} else {
+		return Requirement{}
 	}
-	if r, ok := As[Requirer](call.tool); ok {
-		return r.Requirement(call.value)
+	req, outcome := callHook(ctx, call.runtime(), fn)
+	if outcome != hookOK {
+		return Requirement{Mode: RequireAskAlways, Reason: "the tool's approval check did not answer"}
 	}
-	return Requirement{}
+	return req
 }
 
-// ask runs the approver on its own goroutine, so that one that never
-// returns still lets the call end when the wait times out.
-func (a *approval[C]) ask(ctx context.Context, ar ApprovalRequest) (Decision, error) {
+// allowed asks the memory whether "allow always" holds; an error, a panic
+// or no answer in time means no.
+func (a *approval[C]) allowed(ctx context.Context, rt *runtimeConfig, session, key string) bool {
+	mem := a.opts.Memory
+	type answer struct {
+		ok  bool
+		err error
+	}
+	ans, outcome := callHook(ctx, rt, func(ctx context.Context) answer {
+		ok, err := mem.Allowed(ctx, session, key)
+		return answer{ok, err}
+	})
+	return outcome == hookOK && ans.err == nil && ans.ok
+}
+
+// ask runs the approver on a goroutine of its own, so that one that never
+// returns still lets the call end when the wait does (the approver is then
+// counted in Stats.HooksRunning until it returns). A panic is an error.
+func (a *approval[C]) ask(ctx context.Context, rt *runtimeConfig, ar ApprovalRequest) (Decision, error) {
 	type answer struct {
 		d   Decision
 		err error
 	}
-	done := make(chan answer, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if !returned {
-				p := recover()
-				done <- answer{err: &PanicError{Value: p, Goexit: p == nil, Stack: debug.Stack()}}
-			}
-		}()
-		d, err := a.opts.Approver.Approve(ctx, ar)
-		returned = true
-		done <- answer{d, err}
-	}()
-	select {
-	case ans := <-done:
-		if ans.err == nil && ctx.Err() != nil {
-			return Decision{}, context.Cause(ctx) // an answer after the wait ended does not count
-		}
-		return ans.d, ans.err
-	case <-ctx.Done():
-		return Decision{}, context.Cause(ctx)
+	approver := a.opts.Approver
+	ans, outcome := callHookFor(ctx, rt, 0, func(ctx context.Context) answer {
+		d, err := approver.Approve(ctx, ar)
+		return answer{d, err}
+	})
+	switch {
+	case outcome == hookPanicked:
+		return Decision{}, &PanicError{Value: "the approver panicked"}
+	case outcome == hookTimedOut, ans.err == nil && ctx.Err() != nil:
+		return Decision{}, context.Cause(ctx) // an answer after the wait ended does not count
 	}
+	return ans.d, ans.err
 }
 
 // failed is the result of a call whose approval did not come: the wait
@@ -459,5 +487,5 @@ func sameBytes(a, b []byte) bool {
 
 func deniedResult(name string, cause error, why string) *Result {
 	msg := "The call to " + name + " was not allowed to run: " + why + ". It did not run. Do not repeat it unchanged; change the approach or ask the user."
-	return &Result{Status: StatusDenied, IsError: true, Err: cause, Content: []Content{TextContent(text.Bound(msg, maxErrorText))}}
+	return &Result{owned: true, Status: StatusDenied, IsError: true, Err: cause, Content: []Content{TextContent(text.Bound(msg, maxErrorText))}}
 }

@@ -42,8 +42,9 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 	var g errgroup.Group
 	g.SetLimit(limit)
 	s := r.load()
+	rt := r.runtime()
 	for i, req := range reqs {
-		if !s.parallelSafe(req) {
+		if !s.parallelSafe(ctx, rt, req) {
 			_ = g.Wait() // everything before it first
 			results[i] = r.Call(ctx, state, req)
 			continue
@@ -60,8 +61,12 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 // parallelSafe reports whether req may run at the same time as other
 // parallel-safe calls: it cannot change anything. A call to an unknown tool
 // does nothing and is safe; a tool that classifies calls per argument is
-// asked, on arguments that pass preflight.
-func (s *snapshot[C]) parallelSafe(req Request) bool {
+// asked, on arguments that pass the schema (its own argument checks run
+// later, in the call). Nothing here runs on the caller's goroutine that a
+// tool or its arguments control, so nothing can panic or hang out of it:
+// the classifier runs as a bounded hook, and anything unexpected makes the
+// call run alone.
+func (s *snapshot[C]) parallelSafe(ctx context.Context, rt *runtimeConfig, req Request) (safe bool) {
 	e, ok := s.tools[req.Name]
 	if !ok {
 		return true
@@ -69,9 +74,17 @@ func (s *snapshot[C]) parallelSafe(req Request) bool {
 	if e.classifier == nil {
 		return e.def.Safety == ReadOnly
 	}
-	v, _, res := e.pf.run(context.Background(), req.Name, req.Args, req.NullMeansAbsent)
-	if res != nil {
+	if e.pf.args == nil {
+		return true // misconfigured: it will not run
+	}
+	defer func() {
+		if recover() != nil {
+			safe = false
+		}
+	}()
+	v, aerr, stopped := e.pf.args.check(ctx, rt, req.Args, req.NullMeansAbsent)
+	if aerr != nil || stopped != nil {
 		return true // it will not run
 	}
-	return classify(e, v) == ReadOnly
+	return effectiveSafety(ctx, rt, e.def.Safety, e.classifier, v) == ReadOnly
 }

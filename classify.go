@@ -155,25 +155,21 @@ func (h *hooked[In]) Describe(ctx context.Context, args any) (Preview, error) {
 
 // effectiveSafety is the class of one call: what the tool's Classifier
 // says, else its static class. An unspecified class counts as Mutating. A
-// Classifier that panics makes the call Destructive: when in doubt, ask.
-func effectiveSafety(static Safety, c Classifier, args any) (s Safety) {
+// Classifier that panics or does not answer within the hook timeout makes
+// the call Destructive: when in doubt, ask.
+func effectiveSafety(ctx context.Context, rt *runtimeConfig, static Safety, c Classifier, args any) Safety {
 	if static == SafetyUnspecified {
 		static = Mutating
 	}
 	if c == nil {
 		return static
 	}
-	defer func() {
-		if recover() != nil {
-			s = Destructive
-		}
-	}()
-	if got := c.Classify(args); got != SafetyUnspecified {
+	got, outcome := callHook(ctx, rt, func(context.Context) Safety { return c.Classify(args) })
+	switch {
+	case outcome != hookOK:
+		return Destructive
+	case got != SafetyUnspecified:
 		return got
 	}
 	return static
-}
-
-func classify[C any](e *entry[C], args any) Safety {
-	return effectiveSafety(e.def.Safety, e.classifier, args)
 }

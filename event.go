@@ -82,15 +82,19 @@ type ApprovalInfo struct {
 
 // Observer receives the events of calls. Observe is called for one call's
 // events in order, never concurrently for the same call, but concurrently
-// for different calls.
+// for different calls, and never on the caller's goroutine.
 //
-// Registry.Call returns after its Finished event has been observed, so a
-// slow Observe delays the caller, never the tool: once 32 events wait for
-// the observer, a tool's further progress events are merged (the observer
-// sees the latest), and partial-content events beyond 256 are dropped, with
-// the count in [Event.Dropped]. The Finished event carries the whole result, so nothing
-// a streaming tool produced is lost. A panic in Observe is recovered and
-// the event is lost.
+// Registry.Call returns once its Finished event has been observed, or after
+// RegistryOptions.ObserverTimeout (1 s by default) if the observer is stuck;
+// a stuck observer never holds up a tool, and a call that returned before
+// its events were seen is counted in Stats.ObserverTimeouts. A lagging
+// observer loses only progress and partial events: once 32 events wait,
+// progress events are merged (the observer sees the latest), and partial
+// events past 256 waiting, or 1 MiB of content waiting, are dropped; each
+// event says in [Event.Dropped] how many were lost before it, and
+// Stats.EventsDropped counts them all. The Finished event carries the whole
+// result, so nothing a streaming tool produced is lost. A panic in Observe
+// is recovered and the event is lost.
 type Observer interface {
 	Observe(Event)
 }
@@ -119,90 +123,122 @@ func bothObservers(a, b Observer) Observer {
 	})
 }
 
+// DefaultObserverTimeout bounds the wait for a stuck observer at the end of
+// a call when RegistryOptions leave it unset.
+const DefaultObserverTimeout = time.Second
+
 // A lagging observer has more than mergeAfter events waiting: from then on
-// a progress event replaces the one queued before it. maxPending bounds the
-// queue; partial-content events beyond it are dropped.
+// a progress event replaces the one queued before it. maxPending and
+// maxPendingBytes bound the queue; partial-content events beyond them are
+// dropped.
 const (
-	mergeAfter = 32
-	maxPending = 256
+	mergeAfter      = 32
+	maxPending      = 256
+	maxPendingBytes = 1 << 20
 )
 
 // maxProgressText bounds a progress message.
 const maxProgressText = 1 << 10
 
-// emitter delivers one call's events in order. Events from the pipeline
-// (started, approval, finished) are delivered on the caller's goroutine;
-// events from the tool go through a queue that a delivering goroutine
-// drains, so the tool never waits for the observer.
+// emitter delivers one call's events in order, on a goroutine of its own,
+// so that neither the caller nor the tool ever waits for the observer
+// (except the caller, at the end, for a bounded time).
 type emitter struct {
 	obs      Observer
 	id, tool string
+	counters *counters
 
-	mu      sync.Mutex
-	queue   []Event
-	dropped int
-	busy    bool          // some goroutine is delivering
-	closed  bool          // Finished is queued or delivered: no more events
-	idle    chan struct{} // closed by the deliverer when it stops, if someone waits
+	mu        sync.Mutex
+	queue     []Event
+	bytes     int // of content in queued partial events
+	dropped   int
+	busy      bool          // the deliverer is running
+	closed    bool          // Finished is queued: no more events
+	delivered chan struct{} // closed once Finished has been observed
 }
 
-func newEmitter(obs Observer, id, tool string) *emitter {
-	return &emitter{obs: obs, id: id, tool: text.Clean(text.Cut(tool, 128))}
+func newEmitter(obs Observer, id, tool string, c *counters) *emitter {
+	return &emitter{obs: obs, id: id, tool: text.Clean(text.Cut(tool, 128)), counters: c, delivered: make(chan struct{})}
 }
 
-// fromTool queues an event reported by the tool and makes sure someone
-// delivers it; it never blocks on the observer.
+// fromTool queues an event reported by the tool; it never blocks. Progress
+// merges and partial content is dropped when the observer lags.
 func (e *emitter) fromTool(ev Event) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.closed {
-		e.mu.Unlock()
 		return
 	}
 	ev.CallID, ev.Tool, ev.Time = e.id, e.tool, time.Now()
+	size := contentSize(ev.Content)
 	switch n := len(e.queue); {
 	case ev.Kind == EventProgress && n >= mergeAfter && e.queue[n-1].Kind == EventProgress:
 		e.queue[n-1] = ev // lagging: the observer only needs the latest
-		e.dropped++
-	case n >= maxPending:
-		e.dropped++
-	default:
-		e.queue = append(e.queue, ev)
-	}
-	if e.busy {
-		e.mu.Unlock()
+		e.drop()
+		return
+	case n >= maxPending, ev.Kind == EventPartial && e.bytes+size > maxPendingBytes:
+		e.drop()
 		return
 	}
-	e.busy = true
-	e.mu.Unlock()
-	go e.drain()
+	e.bytes += size
+	e.queue = append(e.queue, ev)
+	e.start()
 }
 
-// fromPipeline delivers an event on the calling goroutine, after the events
-// queued before it. A Finished event closes the stream; fromPipeline returns
-// once it has been delivered.
+func (e *emitter) drop() {
+	e.dropped++
+	if e.counters != nil {
+		e.counters.eventsDrops.Add(1)
+	}
+}
+
+// fromPipeline queues an event of the pipeline (started, approval); it
+// never blocks and is never dropped.
 func (e *emitter) fromPipeline(ev Event) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.closed {
-		e.mu.Unlock()
 		return
 	}
 	ev.CallID, ev.Tool, ev.Time = e.id, e.tool, time.Now()
-	e.closed = ev.Kind == EventFinished
 	e.queue = append(e.queue, ev)
-	if e.busy {
-		// Another goroutine is delivering; it delivers ev too. Wait for it
-		// so ev is observed before we go on.
-		if e.idle == nil {
-			e.idle = make(chan struct{})
+	e.start()
+}
+
+// finish queues the Finished event, which closes the stream, and waits until
+// it has been observed or timeout has passed.
+func (e *emitter) finish(ev Event, timeout time.Duration) {
+	e.fromPipeline(ev)
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	select {
+	case <-e.delivered:
+		return
+	default:
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-e.delivered:
+	case <-t.C:
+		if e.counters != nil {
+			e.counters.observerTimeouts.Add(1)
 		}
-		idle := e.idle
-		e.mu.Unlock()
-		<-idle
+	}
+}
+
+// start makes sure a deliverer runs; e.mu is held.
+func (e *emitter) start() {
+	if e.busy {
 		return
 	}
 	e.busy = true
-	e.mu.Unlock()
-	e.drain()
+	if inSyncTestBubble() {
+		go e.drain()
+	} else {
+		workers.run(e.drain)
+	}
 }
 
 // drain delivers queued events until the queue is empty.
@@ -211,25 +247,34 @@ func (e *emitter) drain() {
 		e.mu.Lock()
 		if len(e.queue) == 0 {
 			e.busy = false
-			if e.idle != nil {
-				close(e.idle)
-				e.idle = nil
-			}
 			e.mu.Unlock()
 			return
 		}
 		ev := e.queue[0]
 		e.queue[0] = Event{}
 		e.queue = e.queue[1:]
+		e.bytes -= contentSize(ev.Content)
 		ev.Dropped, e.dropped = e.dropped, 0
 		e.mu.Unlock()
 		e.deliver(ev)
+		if ev.Kind == EventFinished {
+			close(e.delivered)
+		}
 	}
 }
 
 func (e *emitter) deliver(ev Event) {
 	defer func() { _ = recover() }() // a broken observer must not break the call
 	e.obs.Observe(ev)
+}
+
+// contentSize is what queued content holds in memory.
+func contentSize(c []Content) int {
+	n := 0
+	for _, x := range c {
+		n += len(x.Text) + len(x.Data) + len(x.URI)
+	}
+	return n
 }
 
 // callScope is what a running tool reaches through its context.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -72,7 +73,7 @@ func preflightCall[C any](ctx context.Context, call *Call[C]) *Result {
 	if call.pf == nil {
 		return misconfigured(call.Name, errors.New("tool: call has no preflight (not from a Registry or Wrap)"))
 	}
-	v, prepared, res := call.pf.run(ctx, call.Name, call.args, call.nullMeansAbsent)
+	v, prepared, res := call.pf.run(ctx, call.runtime(), call.Name, call.args, call.nullMeansAbsent)
 	if res != nil {
 		return res
 	}
@@ -93,11 +94,11 @@ func preflightCall[C any](ctx context.Context, call *Call[C]) *Result {
 // and schema check, the typed tool's decoding and Validate method, and the
 // tool's ArgsValidator. It returns the validated tree and the decoded
 // arguments, or the result for the model.
-func (pf *preflight) run(ctx context.Context, name string, raw json.RawMessage, nullMeansAbsent bool) (v, prepared any, res *Result) {
+func (pf *preflight) run(ctx context.Context, rt *runtimeConfig, name string, raw json.RawMessage, nullMeansAbsent bool) (v, prepared any, res *Result) {
 	if pf.err != nil {
 		return nil, nil, misconfigured(name, pf.err)
 	}
-	v, aerr, stopped := pf.args.check(ctx, raw, nullMeansAbsent)
+	v, aerr, stopped := pf.args.check(ctx, rt, raw, nullMeansAbsent)
 	if stopped != nil {
 		return nil, nil, canceledResult(ctx, name, notStarted)
 	}
@@ -109,22 +110,55 @@ func (pf *preflight) run(ctx context.Context, name string, raw json.RawMessage, 
 		if prepared, err = pf.prep.prepare(v); err != nil {
 			return nil, nil, invalidResult(pf.args.checkError(err, v))
 		}
+		if vd, ok := prepared.(interface{ Validate() error }); ok {
+			if res := pf.hookCheck(ctx, rt, name, v, vd.Validate); res != nil {
+				return nil, nil, res
+			}
+		}
 	}
 	if pf.validator != nil {
-		if err := pf.validator.ValidateArgs(v); err != nil {
-			return nil, nil, invalidResult(pf.args.checkError(err, v))
+		validator := pf.validator
+		if res := pf.hookCheck(ctx, rt, name, v, func() error { return validator.ValidateArgs(v) }); res != nil {
+			return nil, nil, res
 		}
 	}
 	return v, prepared, nil
 }
 
+// hookCheck runs a tool's own argument check (an ArgsValidator, the
+// argument type's Validate method) as a bounded hook. A check that fails
+// makes the arguments invalid; one that panics or does not answer in time
+// means the tool does not run, and the model is told it was not its fault.
+func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name string, v any, check func() error) *Result {
+	err, outcome := callHook(ctx, rt, func(context.Context) error { return check() })
+	switch outcome {
+	case hookPanicked:
+		return panicResult(name, "the argument check panicked", false)
+	case hookTimedOut:
+		if ctx.Err() != nil {
+			return canceledResult(ctx, name, notStarted)
+		}
+		return &Result{owned: true, Status: StatusFailed, IsError: true, Err: ErrHookTimeout,
+			Content: []Content{TextContent("Error: the argument check of " + name + " did not finish in time, so the call did not run. This is not a problem with your arguments; try again later.")}}
+	}
+	if err != nil {
+		return invalidResult(pf.args.checkError(err, v))
+	}
+	return nil
+}
+
+// ErrHookTimeout is the host-side cause of a call that did not run because
+// one of the tool's own checks did not answer within
+// RegistryOptions.HookTimeout.
+var ErrHookTimeout = errors.New("tool: a hook did not answer in time")
+
 func misconfigured(name string, err error) *Result {
-	return &Result{Status: StatusFailed, IsError: true, Err: err,
+	return &Result{owned: true, Status: StatusFailed, IsError: true, Err: err,
 		Content: []Content{TextContent("tool " + name + " is misconfigured and cannot run")}}
 }
 
 func invalidResult(e *ArgsError) *Result {
-	return &Result{Status: StatusInvalid, IsError: true, Err: e, Content: []Content{TextContent(e.text)}}
+	return &Result{owned: true, Status: StatusInvalid, IsError: true, Err: e, Content: []Content{TextContent(e.text)}}
 }
 
 // recoverStage turns a panic in any middleware into a Panicked result.
@@ -178,7 +212,7 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 		return canceledResult(ctx, call.Name, notStarted)
 	}
 	rt := call.runtime()
-	ctx, stop, idle := withDeadline(ctx, rt, call.def, call.Name)
+	ctx, stop, idle, own := withDeadline(ctx, rt, call.def, call.Name)
 	defer stop()
 	if call.events != nil || idle != nil {
 		ctx = context.WithValue(ctx, scopeKey{}, &callScope{events: call.events, idle: idle})
@@ -238,7 +272,7 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
 	}
-	return outputStage(ctx, call, settle(ctx, call.Name, o.res, o.err))
+	return outputStage(ctx, call, settle(ctx, own, call.Name, o.res, o.err))
 }
 
 // outputStage makes the model view safe (every text block escaped) and
@@ -246,17 +280,18 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 // registry's. With a spill store, what the cap cuts is kept for
 // read_output, whose own results are never spilled again.
 func outputStage[C any](ctx context.Context, call *Call[C], res *Result) *Result {
-	size := 0
-	for i := range res.Content {
-		res.Content[i].Text = text.Clean(res.Content[i].Text)
-		size += len(res.Content[i].Text)
-	}
 	rt := call.runtime()
+	sanitize(res, rt.keepInvisible)
 	limit := rt.maxOut
 	if call.def != nil && call.def.MaxOutputBytes > 0 {
 		limit = call.def.MaxOutputBytes
 	}
-	if rt.spill != nil && size > limit && call.Name != ReadOutputTool &&
+	size, onlyText := 0, true
+	for _, c := range res.Content {
+		size += c.cost()
+		onlyText = onlyText && c.Type == ContentText
+	}
+	if rt.spill != nil && size > limit && onlyText && len(res.Content) <= maxBlocks && call.Name != ReadOutputTool &&
 		spillOutput(ctx, call, res, limit, rt.spill) {
 		return res
 	}
@@ -266,18 +301,54 @@ func outputStage[C any](ctx context.Context, call *Call[C], res *Result) *Result
 
 // settle turns what a tool returned into its Result. A call whose context
 // is done never reports success.
-func settle(ctx context.Context, name string, res *Result, err error) *Result {
-	if ctx.Err() != nil {
-		return canceledResult(ctx, name, running)
+func settle(ctx context.Context, own ownLimit, name string, res *Result, err error) *Result {
+	if cause := stopCause(ctx, own); cause != nil {
+		return canceledResultCause(ctx, cause, name, running)
+	}
+	if isNil(err) {
+		err = nil // a typed nil, such as a nil *Error: no error
 	}
 	if err != nil {
 		return errorResult(name, err)
 	}
 	if res == nil {
-		return &Result{Status: StatusFailed, IsError: true, Err: ErrNoResult,
+		return &Result{owned: true, Status: StatusFailed, IsError: true, Err: ErrNoResult,
 			Content: []Content{TextContent("tool " + name + " returned no result; it may not have done what was asked")}}
 	}
-	return res
+	return res.own()
+}
+
+// stopCause returns why a call must not report success, or nil: its context
+// is done, or its deadline has passed even if the context does not say so
+// yet (under load the timer that cancels it can fire long after the
+// deadline). The deadline itself decides, not the timer.
+func stopCause(ctx context.Context, own ownLimit) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	d, ok := ctx.Deadline()
+	if !ok || time.Now().Before(d) {
+		return nil
+	}
+	if own.cause != nil && !d.Before(own.at) {
+		return own.cause // the tool's own limit is the one that passed
+	}
+	return context.DeadlineExceeded
+}
+
+// isNil reports whether err is an interface holding a nil pointer: a tool
+// that returns a nil *Error (or another typed nil) as its error means no
+// error.
+func isNil(err error) bool {
+	if err == nil {
+		return false
+	}
+	v := reflect.ValueOf(err)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
 }
 
 // ErrNoResult is the host-side cause when a tool returns a nil *Result and
@@ -289,8 +360,14 @@ const maxErrorText = 8 << 10
 
 func errorResult(name string, err error) *Result {
 	var te *Error
-	if !errors.As(err, &te) {
-		return &Result{Status: StatusFailed, IsError: true, Err: err,
+	if !errors.As(err, &te) || te == nil {
+		status := StatusFailed
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A limit the tool applied itself (a timeout from its
+			// arguments, a command it stopped): say it timed out.
+			status = StatusTimedOut
+		}
+		return &Result{owned: true, Status: status, IsError: true, Err: err,
 			Content: []Content{TextContent(headTail("Error: "+err.Error(), maxErrorText))}}
 	}
 	status := te.Status
@@ -316,7 +393,7 @@ func errorResult(name string, err error) *Result {
 	for _, m := range te.MustFollow {
 		b.WriteString("\nYou must: " + m)
 	}
-	return &Result{Status: status, IsError: true, Err: err, Content: []Content{TextContent(headTail(b.String(), maxErrorText))}}
+	return &Result{owned: true, Status: status, IsError: true, Err: err, Content: []Content{TextContent(headTail(b.String(), maxErrorText))}}
 }
 
 // canceledResult is the result of a call whose context ended: before the
@@ -329,7 +406,17 @@ func headTail(s string, max int) string {
 }
 
 func canceledResult(ctx context.Context, name string, stage runStage) *Result {
-	cause := context.Cause(ctx)
+	return canceledResultCause(ctx, context.Cause(ctx), name, stage)
+}
+
+// canceledResultCause is canceledResult for a known cause. The model is
+// told whether the call timed out (and which limit) or was cancelled, never
+// the cause the host gave (context.WithCancelCause): that is host data, for
+// the host view only.
+func canceledResultCause(ctx context.Context, cause error, name string, stage runStage) *Result {
+	if cause == nil {
+		cause = ctx.Err()
+	}
 	status := StatusCanceled
 	var b strings.Builder
 	b.WriteString("The call to " + name)
@@ -346,9 +433,6 @@ func canceledResult(ctx context.Context, name string, stage runStage) *Result {
 		b.WriteString(" timed out: the caller's deadline passed")
 	default:
 		b.WriteString(" was cancelled")
-		if cause != nil && cause != context.Canceled {
-			b.WriteString(" (" + cause.Error() + ")")
-		}
 	}
 	switch stage {
 	case notStarted:
@@ -361,7 +445,7 @@ func canceledResult(ctx context.Context, name string, stage runStage) *Result {
 	if status == StatusTimedOut && stage != notStarted {
 		b.WriteString(" If you call it again, ask for less at once.")
 	}
-	return &Result{Status: status, IsError: true, Err: cause, Content: []Content{TextContent(text.Bound(b.String(), maxErrorText))}}
+	return &Result{owned: true, Status: status, IsError: true, Err: cause, Content: []Content{TextContent(text.Bound(b.String(), maxErrorText))}}
 }
 
 // runStage is how far a call got before its context ended.
@@ -392,6 +476,6 @@ func panicResult(name string, p any, goexit bool) *Result {
 }
 
 func panicResultStack(name string, p any, goexit bool, stack []byte) *Result {
-	return &Result{Status: StatusPanicked, IsError: true, Err: &PanicError{Value: p, Goexit: goexit, Stack: stack},
+	return &Result{owned: true, Status: StatusPanicked, IsError: true, Err: &PanicError{Value: p, Goexit: goexit, Stack: stack},
 		Content: []Content{TextContent("Error: tool " + name + " crashed (an internal bug, not a problem with your arguments). Do not retry the same call; try another approach.")}}
 }

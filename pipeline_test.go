@@ -122,7 +122,8 @@ func TestCancellation(t *testing.T) {
 		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
 		assert.Equal(t, tool.StatusCanceled, res.Status)
 		assert.True(t, res.IsError)
-		assert.Contains(t, res.Text(), "user pressed stop")
+		assert.NotContains(t, res.Text(), "user pressed stop", "the host's cause is host data")
+		assert.EqualError(t, res.Err, "user pressed stop", "the host view has it")
 		assert.NotContains(t, res.Text(), "finished anyway")
 	})
 	t.Run("deadline is a timeout", func(t *testing.T) {

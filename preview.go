@@ -45,24 +45,26 @@ const (
 // describe builds the call's preview. It never fails: a tool without a
 // Describer, or whose Describe errs or panics, gets a basic preview made
 // from its arguments. Every string is made safe to show (see visible).
-func describe[C any](ctx context.Context, call *Call[C], argsText string) (p Preview) {
+func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], argsText string) Preview {
 	def := call.Definition()
 	basic := Preview{Title: def.DisplayName(), Summary: argsText, Basic: true}
 	d, ok := As[Describer](call.tool)
 	if !ok {
-		return basic
+		return basic.visible()
 	}
-	func() {
-		defer func() {
-			if recover() != nil {
-				p = basic
-			}
-		}()
-		var err error
-		if p, err = d.Describe(ctx, call.value); err != nil {
-			p = basic
-		}
-	}()
+	type answer struct {
+		p   Preview
+		err error
+	}
+	v := call.value
+	ans, outcome := callHook(ctx, rt, func(ctx context.Context) answer {
+		p, err := d.Describe(ctx, v)
+		return answer{p, err}
+	})
+	p := ans.p
+	if outcome != hookOK || ans.err != nil {
+		p = basic
+	}
 	if p.Title == "" {
 		p.Title = def.DisplayName()
 	}

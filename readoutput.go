@@ -84,14 +84,17 @@ func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit i
 			` with {"cursor":"` + c + `"} …]` + "\n"
 	}
 	full := res.Text()
-	kept, headEnd, tailStart := text.HeadTailMarked(full, limit, marker)
+	kept, headEnd, tailStart := text.HeadTailMarked(full, limit-blockCost, marker)
 	if signErr != nil || headEnd == tailStart {
 		return false
 	}
 	cut := full[headEnd:tailStart] // a substring: nothing is copied
 	keys := call.runtime().cursorKeyring()
-	// What is kept expires with the cursors that lead to it.
-	if err := store.Put(ctx, hex.EncodeToString(st.id[:]), cut, keys.now().Add(keys.ttl())); err != nil {
+	// What is kept expires with the cursors that lead to it. The store is
+	// host code: one that fails, panics or hangs leaves the plain cut.
+	id, exp := hex.EncodeToString(st.id[:]), keys.now().Add(keys.ttl())
+	err, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) error { return store.Put(ctx, id, cut, exp) })
+	if outcome != hookOK || err != nil {
 		return false
 	}
 	res.Truncated += len(cut) + len(res.Structured)
@@ -140,7 +143,7 @@ func (r readOutput[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	room := max(r.limit-len(readTrailer(st.end, st.end, st.end, probe)), 256)
+	room := max(r.limit-blockCost-len(readTrailer(st.end, st.end, st.end, probe)), 256)
 	// Ask for a few bytes more than room, to cut on a character boundary.
 	want := min(uint64(room+3), st.end-st.off)
 	data, err := r.store.Get(ctx, hex.EncodeToString(st.id[:]), int(st.off), int(want))

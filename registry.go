@@ -39,6 +39,24 @@ type RegistryOptions struct {
 	// MaxOutputBytes caps the model view of a result for tools whose
 	// Definition sets no cap. Zero means [DefaultMaxOutputBytes].
 	MaxOutputBytes int
+	// HookTimeout bounds each call of the host's hooks: a Classifier,
+	// Requirer, Describer, ArgsValidator or Validate method, the approval
+	// memory, the spill store. One that has not answered by then is left
+	// running (counted in [Registry.Stats]) and the call goes on with the
+	// hook's fallback: the worst safety class, asking every time, the basic
+	// preview, "not remembered", the plain cut; an argument check that does
+	// not answer means the tool does not run. Zero means [DefaultHookTimeout].
+	HookTimeout time.Duration
+	// ObserverTimeout bounds how long a call waits, at its end, for its
+	// observer to have seen its events. Zero means [DefaultObserverTimeout].
+	ObserverTimeout time.Duration
+	// KeepInvisible lets text the model sees keep the characters that are
+	// invisible or reorder text when displayed: bidirectional controls
+	// (U+202A–U+202E, U+2066–U+2069), zero-width spaces and joiners other
+	// than ZWJ/ZWNJ, and the Unicode tag characters (U+E0000–U+E007F), a
+	// known channel for hidden instructions. By default they are escaped
+	// (\u202e), as control characters always are.
+	KeepInvisible bool
 	// AllowCostlySchemas registers tools whose input schema may cost more
 	// than the budget to validate (a pattern whose program is large for
 	// the argument size limit, subschemas fanning out through anyOf and
@@ -403,7 +421,7 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	rt := r.runtime()
 	var events *emitter
 	if obs := bothObservers(rt.observer, req.Observer); obs != nil {
-		events = newEmitter(obs, req.ID, req.Name)
+		events = newEmitter(obs, req.ID, req.Name, rt.counters)
 		events.fromPipeline(Event{Kind: EventStarted})
 	}
 	e, ok := s.tools[req.Name]
@@ -420,20 +438,20 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
 		res = s.handler(ctx, call)
 		if res == nil {
-			res = &Result{Status: StatusFailed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
+			res = &Result{owned: true, Status: StatusFailed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
 				Content: []Content{TextContent("tool " + req.Name + " returned no result")}}
 		}
 	}
-	res = finish(res, req, start)
+	res = finish(rt, res.own(), req, start)
 	if events != nil {
-		events.fromPipeline(Event{Kind: EventFinished, Result: res})
+		events.finish(Event{Kind: EventFinished, Result: res}, rt.observerTimeout)
 	}
 	return res
 }
 
 // finish fills in the host view and makes the model view safe: every text
 // block escaped, the status and IsError consistent.
-func finish(res *Result, req Request, start time.Time) *Result {
+func finish(rt *runtimeConfig, res *Result, req Request, start time.Time) *Result {
 	res.CallID, res.Tool = req.ID, text.Clean(text.Cut(req.Name, 128))
 	res.Started, res.Duration = start, time.Since(start)
 	switch {
@@ -442,8 +460,12 @@ func finish(res *Result, req Request, start time.Time) *Result {
 	case res.Status != StatusOK:
 		res.IsError = true
 	}
+	// Results made by middlewares have not been through the output stage;
+	// the others pass this again in a scan that allocates nothing.
+	keep := rt.keepInvisible
 	for i := range res.Content {
-		res.Content[i].Text = text.Clean(res.Content[i].Text)
+		res.Content[i].Text = text.CleanModel(res.Content[i].Text, keep)
+		res.Content[i].Name = text.CleanModel(res.Content[i].Name, keep)
 	}
 	return res
 }
@@ -464,6 +486,6 @@ func unknownTool(name string, names []string) *Result {
 	if len(names) > 0 {
 		b.WriteString(" Available tools: " + joinLimited(names, 40) + ".")
 	}
-	return &Result{Status: StatusUnknownTool, IsError: true, Err: fmt.Errorf("%w %q", ErrUnknownTool, text.Cut(name, 128)),
+	return &Result{owned: true, Status: StatusUnknownTool, IsError: true, Err: fmt.Errorf("%w %q", ErrUnknownTool, text.Cut(name, 128)),
 		Content: []Content{TextContent(b.String())}}
 }

@@ -3,6 +3,7 @@ package tool
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,22 @@ type Result struct {
 	// Pending is set when Status is StatusAwaitingApproval: what to show
 	// the person, and the state to resume the call with.
 	Pending *PendingApproval `json:"-"`
+
+	// owned is set on results the pipeline made or copied: it may write
+	// into them. A result a tool or a middleware returns is the tool's (it
+	// may hand the same one to every call), and is copied first.
+	owned bool
+}
+
+// own returns r, or a copy of it the pipeline may write into.
+func (r *Result) own() *Result {
+	if r.owned {
+		return r
+	}
+	c := *r
+	c.Content = slices.Clone(r.Content)
+	c.owned = true
+	return &c
 }
 
 // TextResult returns a successful result holding one text block.

@@ -46,22 +46,37 @@ func (e *TimeoutError) Is(target error) bool { return target == context.Deadline
 // goroutine may still be running; its eventual result is dropped.
 var ErrAbandoned = errors.New("tool did not return after its context was done; abandoned")
 
-// Stats are figures a host can watch: a rising AbandonedRunning means tools
-// that ignore their context are piling up.
+// Stats are figures a host can watch: a rising AbandonedRunning or
+// HooksRunning means tools or host hooks that ignore their context are
+// piling up.
 type Stats struct {
 	// Abandoned counts calls given up on since the registry was created.
 	Abandoned int64
 	// AbandonedRunning counts abandoned calls whose tool has not returned yet.
 	AbandonedRunning int64
+	// HooksAbandoned counts calls of host hooks (classifier, requirer,
+	// describer, argument checks, approver, approval memory, spill store)
+	// that did not answer within their bound, so the call went on with the
+	// hook's fallback; HooksRunning those still running.
+	HooksAbandoned, HooksRunning int64
+	// ObserverTimeouts counts calls that returned before their observer had
+	// seen all their events, because it was stuck (see
+	// RegistryOptions.ObserverTimeout); EventsDropped counts progress and
+	// partial events a lagging observer never saw.
+	ObserverTimeouts, EventsDropped int64
 }
 
 // counters backs Stats.
 type counters struct {
-	abandoned, abandonedRunning atomic.Int64
+	abandoned, abandonedRunning   atomic.Int64
+	hooksAbandoned, hooksRunning  atomic.Int64
+	observerTimeouts, eventsDrops atomic.Int64
 }
 
 func (c *counters) stats() Stats {
-	return Stats{Abandoned: c.abandoned.Load(), AbandonedRunning: c.abandonedRunning.Load()}
+	return Stats{Abandoned: c.abandoned.Load(), AbandonedRunning: c.abandonedRunning.Load(),
+		HooksAbandoned: c.hooksAbandoned.Load(), HooksRunning: c.hooksRunning.Load(),
+		ObserverTimeouts: c.observerTimeouts.Load(), EventsDropped: c.eventsDrops.Load()}
 }
 
 // runtimeConfig is what the deadline and event stages read: the registry's
@@ -73,6 +88,10 @@ type runtimeConfig struct {
 	counters *counters
 	maxOut   int        // byte cap on a result's model view
 	spill    SpillStore // where cut output is kept, if anywhere
+
+	hookTimeout     time.Duration
+	observerTimeout time.Duration
+	keepInvisible   bool
 
 	keyOnce sync.Once
 	keyring *Keyring
@@ -91,11 +110,19 @@ func (rt *runtimeConfig) cursorKeyring() *Keyring {
 
 var standaloneCounters counters
 
-var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters, maxOut: DefaultMaxOutputBytes}
+var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters, maxOut: DefaultMaxOutputBytes,
+	hookTimeout: DefaultHookTimeout, observerTimeout: DefaultObserverTimeout}
 
 func newRuntime(o *RegistryOptions) *runtimeConfig {
 	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{},
-		keyring: o.Keyring, maxOut: o.MaxOutputBytes, spill: o.Spill}
+		keyring: o.Keyring, maxOut: o.MaxOutputBytes, spill: o.Spill, hookTimeout: o.HookTimeout, observerTimeout: o.ObserverTimeout,
+		keepInvisible: o.KeepInvisible}
+	if rt.hookTimeout <= 0 {
+		rt.hookTimeout = DefaultHookTimeout
+	}
+	if rt.observerTimeout <= 0 {
+		rt.observerTimeout = DefaultObserverTimeout
+	}
 	if rt.maxOut <= 0 {
 		rt.maxOut = DefaultMaxOutputBytes
 	}
@@ -148,11 +175,13 @@ func (it *idleTimer) stop() {
 
 // withDeadline applies the call's time limits to ctx, each with a
 // [TimeoutError] cause so the result can say which limit was hit.
-func withDeadline(ctx context.Context, rt *runtimeConfig, def *Definition, name string) (context.Context, func(), *idleTimer) {
+func withDeadline(ctx context.Context, rt *runtimeConfig, def *Definition, name string) (context.Context, func(), *idleTimer, ownLimit) {
 	var stops []func()
+	var own ownLimit
 	if limit := rt.limit(def); limit > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, limit, &TimeoutError{Tool: name, Limit: limit})
+		own = ownLimit{at: time.Now().Add(limit), cause: &TimeoutError{Tool: name, Limit: limit}}
+		ctx, cancel = context.WithDeadlineCause(ctx, own.at, own.cause)
 		stops = append(stops, cancel)
 	}
 	var idle *idleTimer
@@ -164,15 +193,22 @@ func withDeadline(ctx context.Context, rt *runtimeConfig, def *Definition, name 
 	}
 	switch len(stops) {
 	case 0:
-		return ctx, func() {}, nil
+		return ctx, func() {}, nil, own
 	case 1:
-		return ctx, stops[0], nil
+		return ctx, stops[0], nil, own
 	}
 	return ctx, func() {
 		for _, s := range stops {
 			s()
 		}
-	}, idle
+	}, idle, own
+}
+
+// ownLimit is the time limit the deadline stage set on a call, and the
+// cause it gave.
+type ownLimit struct {
+	at    time.Time
+	cause *TimeoutError
 }
 
 // abandonedResult is the result of a call whose tool was still running

@@ -83,7 +83,7 @@ func TestDeadlines(t *testing.T) {
 				time.AfterFunc(time.Second, func() { cancel(errors.New("user pressed stop")) })
 				return ctx, func() { cancel(nil) }
 			},
-			want: tool.StatusCanceled, wantText: []string{"user pressed stop"}, wantTook: time.Second},
+			want: tool.StatusCanceled, wantText: []string{"was cancelled"}, wantTook: time.Second},
 		{name: "ignores its context: abandoned after the grace", tool: stubborn("t", time.Second, time.Hour),
 			opts: tool.RegistryOptions{Grace: 500 * time.Millisecond},
 			want: tool.StatusTimedOut, wantText: []string{"did not stop when asked", "may still be running"},

@@ -105,17 +105,13 @@ func (c *typedCore[In]) Definition() Definition         { return c.def }
 func (c *typedCore[In]) CheckDefinition() error         { return c.err }
 func (c *typedCore[In]) compiledSchema() *schema.Schema { return c.schema }
 
-// prepare decodes the validated tree into In and runs In's own check. It
-// is part of preflight.
+// prepare decodes the validated tree into In. It is part of preflight,
+// which then runs In's own Validate method, if it has one, as a bounded
+// hook.
 func (c *typedCore[In]) prepare(v any) (any, error) {
 	in := new(In)
 	if err := decode.Into(in, v); err != nil {
 		return nil, err
-	}
-	if val, ok := any(in).(interface{ Validate() error }); ok {
-		if err := val.Validate(); err != nil {
-			return nil, err
-		}
 	}
 	return in, nil
 }
@@ -123,7 +119,7 @@ func (c *typedCore[In]) prepare(v any) (any, error) {
 // standalone runs preflight, with default limits, when the tool is called
 // outside a registry.
 func (c *typedCore[In]) standalone(raw json.RawMessage) (*In, *Result) {
-	_, prepared, res := c.pf.run(context.Background(), c.def.Name, raw, false)
+	_, prepared, res := c.pf.run(context.Background(), defaultRuntime, c.def.Name, raw, false)
 	if res != nil {
 		return nil, res
 	}
@@ -176,18 +172,18 @@ type (
 
 // outResult builds the result of a typed function.
 func outResult[Out any](out Out, err error) (*Result, error) {
-	if err != nil {
+	if err != nil && !isNil(err) {
 		return nil, err
 	}
 	switch o := any(out).(type) {
 	case string:
-		return TextResult(o), nil
+		return &Result{owned: true, Content: []Content{TextContent(o)}}, nil
 	case *Result:
-		return o, nil
+		return o, nil // the tool's own: copied before the pipeline writes into it
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, &Error{Internal: true, Cause: fmt.Errorf("tool output cannot be encoded as JSON: %w", err)}
 	}
-	return &Result{Content: []Content{TextContent(string(b))}, Structured: b}, nil
+	return &Result{owned: true, Content: []Content{TextContent(string(b))}, Structured: b}, nil
 }

@@ -131,7 +131,7 @@ type argsSchema struct {
 // then the schema's defaults for what was not sent. It returns the
 // validated tree, the error for the model, or ctx's error when the call
 // ended before validation did.
-func (a *argsSchema) check(ctx context.Context, raw json.RawMessage, nullMeansAbsent bool) (any, *ArgsError, error) {
+func (a *argsSchema) check(ctx context.Context, rt *runtimeConfig, raw json.RawMessage, nullMeansAbsent bool) (any, *ArgsError, error) {
 	v, perr := parseArgs(raw, a.limits)
 	if perr != nil {
 		return nil, a.fail([]Problem{*perr}, 1, perr.Code == "truncated", nil, nil), nil
@@ -146,7 +146,7 @@ func (a *argsSchema) check(ctx context.Context, raw json.RawMessage, nullMeansAb
 				"; keys are case-sensitive, so send " + strconv.Quote(f.Declared) + " exactly as the schema spells it"}
 		return nil, a.fail([]Problem{p}, 1, false, v, nil), nil
 	}
-	err, stopped := a.validate(ctx, v, len(raw))
+	err, stopped := a.validate(ctx, rt, v, len(raw))
 	if stopped != nil {
 		return nil, nil, stopped
 	}
@@ -178,18 +178,20 @@ const inlineValidation = 64 << 10
 // validate runs the fast path, then the authority where the fast path is
 // unsure. It returns the authority's verdict, or ctx's error when the call
 // ended first.
-func (a *argsSchema) validate(ctx context.Context, v any, size int) (verdict, stopped error) {
+func (a *argsSchema) validate(ctx context.Context, rt *runtimeConfig, v any, size int) (verdict, stopped error) {
 	if size < inlineValidation || ctx.Done() == nil {
 		return a.verdict(v), nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.verdict(v) }()
-	select {
-	case err := <-done:
-		return err, nil
-	case <-ctx.Done():
+	// Run like a hook with no bound of its own: counted in
+	// Stats.HooksRunning while it finishes after the call has ended.
+	err, outcome := callHookFor(ctx, rt, 0, func(context.Context) error { return a.verdict(v) })
+	switch outcome {
+	case hookTimedOut:
 		return nil, context.Cause(ctx)
+	case hookPanicked:
+		return errors.New("the schema validator panicked"), nil
 	}
+	return err, nil
 }
 
 // parseArgs reads the arguments, which must be one JSON object.

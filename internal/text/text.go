@@ -13,8 +13,33 @@ import (
 // visible: C0 controls other than newline and tab, DEL and C1 controls
 // become \xNN escapes, and invalid UTF-8 bytes become U+FFFD. It returns s
 // itself, without allocating, when there is nothing to change.
-func Clean(s string) string {
-	i := firstUnclean(s)
+func Clean(s string) string { return clean(s, false) }
+
+// CleanModel is Clean for the model view: unless keepInvisible is set, it
+// also escapes the characters that are invisible or reorder text when
+// displayed, a known channel for instructions a person reading the same
+// text would not see: bidirectional controls, zero-width spaces and word
+// joiners, the byte order mark, and the Unicode tag characters
+// (U+E0000–U+E007F). The joiners scripts and emoji need (ZWJ, ZWNJ) and
+// variation selectors are kept.
+func CleanModel(s string, keepInvisible bool) string { return clean(s, !keepInvisible) }
+
+// Invisible reports whether r is one of the characters CleanModel escapes
+// besides the controls.
+func Invisible(r rune) bool {
+	switch {
+	case r == 0x061C, r == 0x180E, r == 0x200B, r == 0x200E, r == 0x200F, r == 0xFEFF:
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r >= 0xE0000 && r <= 0xE007F:
+		return true
+	}
+	return false
+}
+
+func clean(s string, invisible bool) string {
+	i := firstUnclean(s, invisible)
 	if i < 0 {
 		return s
 	}
@@ -36,7 +61,7 @@ func Clean(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
-		case r >= 0x80 && r <= 0x9f:
+		case r >= 0x80 && r <= 0x9f, invisible && Invisible(r):
 			writeEscape(&b, r)
 		default:
 			b.WriteString(s[i : i+size])
@@ -46,7 +71,7 @@ func Clean(s string) string {
 	return b.String()
 }
 
-func firstUnclean(s string) int {
+func firstUnclean(s string, invisible bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -57,7 +82,7 @@ func firstUnclean(s string) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f || invisible && Invisible(r) {
 			return i
 		}
 		i += size
@@ -71,6 +96,13 @@ func writeEscape(b *strings.Builder, r rune) {
 		b.WriteString(`\x`)
 		b.WriteByte(hex[r>>4])
 		b.WriteByte(hex[r&0xf])
+		return
+	}
+	if r > 0xFFFF {
+		b.WriteString(`\U`)
+		for s := 28; s >= 0; s -= 4 {
+			b.WriteByte(hex[(r>>s)&0xf])
+		}
 		return
 	}
 	b.WriteString(`\u`)

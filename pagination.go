@@ -40,6 +40,10 @@ type Paged[Out any] struct {
 	Results Out `json:"results"`
 	// NextCursor is set when there is another page.
 	NextCursor string `json:"next_cursor,omitempty"`
+	// Note is set when there is another page but no cursor could be given:
+	// the call belongs to no conversation (Request.Session is empty), and
+	// cursors are never shared between callers.
+	Note string `json:"note,omitempty"`
 }
 
 // NewPaginated makes a tool whose results come in pages. fn produces one
@@ -70,6 +74,10 @@ func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in I
 			return Paged[Out]{}, err
 		}
 		p := Paged[Out]{Results: out}
+		if next != nil && ps.session == "" && ps.keyring != nil {
+			p.Note = "More results exist, but they cannot be paged in this conversation; narrow the request to see the rest."
+			return p, nil
+		}
 		if next != nil {
 			if ps.keyring == nil {
 				return Paged[Out]{}, errors.New("tool: a paginated tool ran outside the pipeline and cannot sign its next page")
@@ -131,6 +139,12 @@ func verifyCursor[C any](call *Call[C]) *Result {
 	}
 	ps := &pageScope{keyring: call.runtime().cursorKeyring(), tool: call.Name, session: call.Session, argsHash: sha256.Sum256(canon.Encode(rest))}
 	if c, _ := m["cursor"].(string); c != "" {
+		if call.Session == "" {
+			// No conversation, no cursor: one from another caller must
+			// not be honoured, and none was issued to this one.
+			p := Problem{Pointer: "/cursor", Code: "cursor", Message: "cursors cannot be used in this conversation; call " + call.Name + " again without a cursor"}
+			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, &CursorError{Reason: CursorOtherSession}))
+		}
 		state, err := ps.keyring.verify(c, ps.tool, ps.session, ps.argsHash)
 		if err != nil {
 			var ce *CursorError

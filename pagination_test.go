@@ -167,14 +167,14 @@ func TestKeyRotation(t *testing.T) {
 	clock := tooltest.NewClock()
 	old := tool.Key{ID: "old", Secret: secret(1)}
 	r1 := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, old)}, lister())
-	p1, _ := page(t, r1, "", `{"dir":"src"}`)
+	p1, _ := page(t, r1, "s1", `{"dir":"src"}`)
 
 	// Rotated: new key signs, the old one still verifies.
 	r2 := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "new", Secret: secret(2)}, old)}, lister())
-	p2, res := page(t, r2, "", withCursor(`{"dir":"src"}`, p1.NextCursor))
+	p2, res := page(t, r2, "s1", withCursor(`{"dir":"src"}`, p1.NextCursor))
 	tooltest.WantOK(t, res)
 	assert.Equal(t, "src/f10", p2.Results[0])
-	_, res = page(t, r1, "", withCursor(`{"dir":"src"}`, p2.NextCursor))
+	_, res = page(t, r1, "s1", withCursor(`{"dir":"src"}`, p2.NextCursor))
 	tooltest.WantStatus(t, res, tool.StatusInvalid) // r1 does not hold "new"
 }
 
@@ -185,8 +185,8 @@ func TestKeyringFromSecretAgreesAcrossProcesses(t *testing.T) {
 	k2, _ := tool.KeyringFromSecret(s)
 	r1 := registryWith(t, &tool.RegistryOptions{Keyring: k1}, lister())
 	r2 := registryWith(t, &tool.RegistryOptions{Keyring: k2}, lister())
-	p1, _ := page(t, r1, "", `{"dir":"x"}`)
-	_, res := page(t, r2, "", withCursor(`{"dir":"x"}`, p1.NextCursor))
+	p1, _ := page(t, r1, "s1", `{"dir":"x"}`)
+	_, res := page(t, r2, "s1", withCursor(`{"dir":"x"}`, p1.NextCursor))
 	tooltest.WantOK(t, res)
 
 	_, err = tool.KeyringFromSecret([]byte("short"))
@@ -197,8 +197,8 @@ func TestKeyringFromSecretAgreesAcrossProcesses(t *testing.T) {
 
 func TestDefaultKeyringWorksInProcess(t *testing.T) {
 	r := registryWith(t, nil, lister())
-	p1, _ := page(t, r, "", `{"dir":"x"}`)
-	_, res := page(t, r, "", withCursor(`{"dir":"x"}`, p1.NextCursor))
+	p1, _ := page(t, r, "s1", `{"dir":"x"}`)
+	_, res := page(t, r, "s1", withCursor(`{"dir":"x"}`, p1.NextCursor))
 	tooltest.WantOK(t, res)
 }
 
@@ -215,7 +215,7 @@ func FuzzCursor(f *testing.F) {
 	k, _ := tool.NewKeyring(tool.Key{ID: "k1", Secret: secret(1)})
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: k})
 	r.MustAdd(lister())
-	res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src"}`)})
+	res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src"}`), Session: "s"})
 	var p pageOut
 	if err := json.Unmarshal([]byte(res.Text()), &p); err != nil {
 		f.Fatal(err)
@@ -225,7 +225,7 @@ func FuzzCursor(f *testing.F) {
 	f.Add("")
 	f.Add("AAAA")
 	f.Fuzz(func(t *testing.T, c string) {
-		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src","cursor":` + strconv.Quote(c) + `}`)})
+		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Session: "s", Args: []byte(`{"dir":"src","cursor":` + strconv.Quote(c) + `}`)})
 		switch {
 		case c == p.NextCursor || c == "":
 			if res.Status != tool.StatusOK {
@@ -235,4 +235,20 @@ func FuzzCursor(f *testing.F) {
 			t.Fatalf("a modified cursor %q was accepted", c)
 		}
 	})
+}
+
+// A call with no session belongs to no conversation: it is given no
+// cursor, and none is honoured for it, so it can never pick up another
+// caller's pages.
+func TestNoSessionNoCursors(t *testing.T) {
+	r := registryWith(t, nil, lister())
+	p, res := page(t, r, "", `{"dir":"src"}`)
+	tooltest.WantOK(t, res)
+	assert.Empty(t, p.NextCursor)
+	assert.Contains(t, res.Text(), "narrow the request")
+	withSession, _ := page(t, r, "s1", `{"dir":"src"}`)
+	require.NotEmpty(t, withSession.NextCursor)
+	_, res = page(t, r, "", withCursor(`{"dir":"src"}`, withSession.NextCursor))
+	tooltest.WantStatus(t, res, tool.StatusInvalid)
+	assert.Contains(t, res.Text(), "cannot be used in this conversation")
 }

@@ -291,7 +291,7 @@ func outputStage[C any](ctx context.Context, call *Call[C], res *Result) *Result
 		size += c.cost()
 		onlyText = onlyText && c.Type == ContentText
 	}
-	if rt.spill != nil && size > limit && onlyText && len(res.Content) <= maxBlocks && call.Name != ReadOutputTool &&
+	if rt.spill != nil && size > limit && onlyText && len(res.Content) <= maxBlocks && call.Name != ReadOutputTool && call.Session != "" &&
 		spillOutput(ctx, call, res, limit, rt.spill) {
 		return res
 	}

@@ -68,8 +68,9 @@ type RegistryOptions struct {
 	// [ReadOutputTool] with which the model reads it by cursor: the marker
 	// where the output was cut gives the first cursor. The cursors are
 	// signed with Keyring and bound to the session; what is kept expires
-	// with them. Nil means cut output is gone. [NewMemorySpill] is the
-	// in-memory store.
+	// with them. A call with no session (Request.Session) is never spilled:
+	// its cursor could only be shared with other callers. Nil means cut
+	// output is gone. [NewMemorySpill] is the in-memory store.
 	Spill SpillStore
 }
 

@@ -309,3 +309,12 @@ func BenchmarkMemorySpillPut(b *testing.B) {
 		})
 	}
 }
+
+func TestSpillNeedsASession(t *testing.T) {
+	store := tool.NewMemorySpill(0)
+	r := spillRegistry(t, store, 2048, bigTool("big", numberedLines(500)))
+	res := callAs(r, "", "big", `{}`)
+	assert.Contains(t, res.Text(), "bytes cut here", "a plain cut")
+	assert.NotContains(t, res.Text(), tool.ReadOutputTool, "no cursor for a call that belongs to no conversation")
+	assert.Zero(t, store.Len())
+}

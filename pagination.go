@@ -58,7 +58,7 @@ type Paged[Out any] struct {
 func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in In, page Page) (Out, []byte, error)) AnyTool {
 	var err error
 	if _, ok := any(new(In)).(interface{ pageArgs() *PageArgs }); !ok {
-		err = fmt.Errorf("tool %s: the argument type %v must embed tool.PageArgs to be paginated", def.Name, reflect.TypeFor[In]())
+		err = fmt.Errorf("the argument type %v must embed tool.PageArgs to be paginated", reflect.TypeFor[In]())
 	}
 	inner := New(def, func(ctx context.Context, in In) (Paged[Out], error) {
 		ps, _ := ctx.Value(pageKey{}).(*pageScope)

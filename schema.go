@@ -38,6 +38,9 @@ func schemaForType(t reflect.Type) (raw json.RawMessage, err error) {
 	if err := checkType(t, nil, map[reflect.Type]bool{}); err != nil {
 		return nil, err
 	}
+	if err := checkTags(t); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			raw, err = nil, fmt.Errorf("cannot generate a schema for %v: %v", t, p)

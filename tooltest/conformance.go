@@ -27,6 +27,11 @@ type Suite struct {
 	// CancelWithin is how soon a call must end after its context is
 	// cancelled; default 1s.
 	CancelWithin time.Duration
+	// NoExecute runs only the rules that never run the tool: nothing gets
+	// past preflight (a middleware stops every call that passes it), the
+	// cancellation and goroutine rules are skipped. For tools that must not
+	// run in a test, or cannot without a sandbox.
+	NoExecute bool
 }
 
 // adversarial are arguments every tool must refuse as Invalid, never run
@@ -49,15 +54,30 @@ var adversarial = []struct{ name, args string }{
 	{"unknown key with escapes", "{\"\\u001b[2Jtooltest_unknown\":1}"},
 }
 
-// Conformance runs one subtest per rule for each tool; a failure names the
-// rule and why. Rules: names valid and unique; descriptions present and
-// not too long; schemas register (compile, object root, no outside
-// references), declare properties and reject unknown keys; adversarial
-// arguments come back Invalid, never run, never panic; wrappers keep
-// optional interfaces; arguments derived from valid ones by [Mutations]
-// come back Invalid; a call ends soon after its context is cancelled; no
-// goroutine is left running after a call.
+// Conformance runs one subtest per rule for each tool that needs no host
+// state; a failure names the rule and why. Rules: names valid and unique;
+// descriptions present and not too long; schemas register (compile, object
+// root, no outside references), declare properties and reject unknown
+// keys; adversarial arguments come back Invalid, never run, never panic;
+// wrappers keep optional interfaces; arguments derived from valid ones by
+// [Mutations] come back Invalid; a call ends soon after its context is
+// cancelled; no goroutine is left running after a call.
+//
+// It runs the tools. To find arguments a tool accepts (when
+// Suite.ValidArgs has none) it calls it with {} and with arguments
+// generated from its schema, and the cancellation and goroutine rules call
+// it with those: a tool that writes files or calls a service does so
+// during the test. Give such tools a sandbox (a temporary directory, a fake
+// client), or set Suite.NoExecute to run only the rules that never let a
+// call past preflight.
 func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
+	t.Helper()
+	ConformanceFor(t, s, struct{}{}, tools...)
+}
+
+// ConformanceFor is [Conformance] for tools that take host state: every
+// call is given state.
+func ConformanceFor[C any](t *testing.T, s Suite, state C, tools ...tool.Definer) {
 	t.Helper()
 	if s.MaxDescription == 0 {
 		s.MaxDescription = 1024
@@ -84,8 +104,18 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 		t.Run(def.Name, func(t *testing.T) {
 			// A long grace: a tool that ignores cancellation must not be
 			// hidden by the registry giving up on it.
-			reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Grace: time.Hour})
+			reg := tool.NewRegistry[C](&tool.RegistryOptions{Grace: time.Hour})
 			regErr := reg.Add(tl)
+			if s.NoExecute {
+				reg.Use(func(tool.Handler[C]) tool.Handler[C] {
+					return func(context.Context, *tool.Call[C]) *tool.Result {
+						return &tool.Result{Status: tool.StatusDenied, IsError: true, Content: []tool.Content{tool.TextContent("not run: Suite.NoExecute")}}
+					}
+				})
+			}
+			call := func(args string) *tool.Result {
+				return reg.Call(context.Background(), state, tool.Request{ID: nextID(), Name: def.Name, Args: json.RawMessage(args)})
+			}
 			t.Run("description is present and not too long", func(t *testing.T) {
 				if strings.TrimSpace(def.Description) == "" {
 					t.Fatal("the description is empty; the model uses it to decide when to call the tool")
@@ -112,14 +142,14 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 				}
 			})
 			t.Run("schema rejects unknown keys", func(t *testing.T) {
-				res := Call(t, reg, struct{}{}, def.Name, `{"tooltest_unknown_key":1}`)
+				res := call(`{"tooltest_unknown_key":1}`)
 				if res.Status != tool.StatusInvalid {
 					t.Fatalf(`a call with an unknown key was not refused (set "additionalProperties": false):%s`, "\n"+ModelView(res))
 				}
 			})
 			t.Run("adversarial arguments are refused", func(t *testing.T) {
 				for _, a := range adversarial {
-					res := Call(t, reg, struct{}{}, def.Name, a.args)
+					res := call(a.args)
 					var ae *tool.ArgsError
 					if res.Status != tool.StatusInvalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
 						t.Errorf("%s: want an Invalid result with problems, got\n%s", a.name, ModelView(res))
@@ -134,12 +164,13 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 					t.Fatalf("the tool wraps another without Unwrap() any, hiding its %s; implement tool.Wrapper", lost)
 				}
 			})
+			accepts := func(args string) bool { return call(args).Status != tool.StatusInvalid }
 			args, ok := s.ValidArgs[def.Name]
 			if !ok {
-				args = acceptedArgs(reg, def)
+				args = acceptedArgs(accepts, def)
 			}
 			t.Run("mutated arguments are refused", func(t *testing.T) {
-				if !accepts(reg, def.Name, args) {
+				if !accepts(args) {
 					t.Skipf("no valid arguments to mutate: set Suite.ValidArgs[%q]", def.Name)
 				}
 				muts, err := Mutations(def.InputSchema, args)
@@ -147,7 +178,7 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 					t.Fatalf("cannot derive mutations: %v", err)
 				}
 				for _, m := range muts {
-					res := Call(t, reg, struct{}{}, def.Name, m.Args)
+					res := call(m.Args)
 					var ae *tool.ArgsError
 					if res.Status != tool.StatusInvalid || !errors.As(res.Err, &ae) || len(ae.Problems) == 0 {
 						t.Errorf("%s: %s\nwant an Invalid result with problems, got\n%s", m.Name, m.Args, ModelView(res))
@@ -155,12 +186,15 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 				}
 			})
 			t.Run("call ends soon after cancellation", func(t *testing.T) {
-				if !accepts(reg, def.Name, args) {
+				if s.NoExecute {
+					t.Skip("Suite.NoExecute: the tool is not run")
+				}
+				if !accepts(args) {
 					t.Skipf("no valid arguments: set Suite.ValidArgs[%q]", def.Name)
 				}
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan *tool.Result, 1)
-				go func() { done <- reg.Call(ctx, struct{}{}, tool.Request{Name: def.Name, Args: json.RawMessage(args)}) }()
+				go func() { done <- reg.Call(ctx, state, tool.Request{ID: nextID(), Name: def.Name, Args: json.RawMessage(args)}) }()
 				time.Sleep(10 * time.Millisecond)
 				cancel()
 				select {
@@ -170,11 +204,14 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 				}
 			})
 			t.Run("no goroutine left after a call", func(t *testing.T) {
-				if !accepts(reg, def.Name, args) {
+				if s.NoExecute {
+					t.Skip("Suite.NoExecute: the tool is not run")
+				}
+				if !accepts(args) {
 					t.Skipf("no valid arguments: set Suite.ValidArgs[%q]", def.Name)
 				}
 				before := goroutines()
-				Call(t, reg, struct{}{}, def.Name, args)
+				call(args)
 				if extra := settle(before, 2*time.Second); len(extra) > 0 {
 					t.Fatalf("%d goroutine(s) started by the call are still running:\n%s", len(extra), strings.Join(extra, "\n\n"))
 				}
@@ -184,21 +221,16 @@ func Conformance(t *testing.T, s Suite, tools ...tool.Definer) {
 }
 
 // acceptedArgs finds arguments the tool accepts: {} or generated ones.
-func acceptedArgs(reg *tool.Registry[struct{}], def tool.Definition) string {
-	if accepts(reg, def.Name, "{}") {
+func acceptedArgs(accepts func(string) bool, def tool.Definition) string {
+	if accepts("{}") {
 		return "{}"
 	}
 	for seed := range uint64(20) {
-		if a, err := GenerateArgs(def.InputSchema, seed); err == nil && accepts(reg, def.Name, a) {
+		if a, err := GenerateArgs(def.InputSchema, seed); err == nil && accepts(a) {
 			return a
 		}
 	}
 	return "{}"
-}
-
-func accepts(reg *tool.Registry[struct{}], name, args string) bool {
-	res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: name, Args: json.RawMessage(args)})
-	return res.Status != tool.StatusInvalid
 }
 
 // optionalInterfaces are the interfaces the pipeline discovers on a tool.

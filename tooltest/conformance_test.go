@@ -50,7 +50,7 @@ var brokenTools = map[string]struct {
 	}},
 	"ignores cancellation": {"call ends soon after cancellation", func() []tool.Definer {
 		return []tool.Definer{tool.New(tool.Definition{Name: "stubborn", Description: "x"}, func(context.Context, noArgs) (string, error) {
-			time.Sleep(3 * time.Second)
+			time.Sleep(time.Second) // past CancelWithin below
 			return "done", nil
 		})}
 	}},
@@ -73,7 +73,7 @@ var brokenTools = map[string]struct {
 // it fails, naming the rule.
 func TestConformanceCatches(t *testing.T) {
 	if name := os.Getenv("TOOLTEST_BROKEN"); name != "" {
-		tooltest.Conformance(t, tooltest.Suite{CancelWithin: 500 * time.Millisecond}, brokenTools[name].tools()...)
+		tooltest.Conformance(t, tooltest.Suite{CancelWithin: 300 * time.Millisecond}, brokenTools[name].tools()...)
 		return
 	}
 	for name, bt := range brokenTools {

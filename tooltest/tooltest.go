@@ -11,40 +11,72 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolbelt-go/tool"
 )
 
-// Run calls a state-free tool through the full registry pipeline
-// (preflight included) with args as a model would write them, and returns
-// the result.
-func Run(t testing.TB, tl tool.Definer, args string) *tool.Result {
-	t.Helper()
-	r := tool.NewRegistry[struct{}](nil)
-	if err := r.Add(tl); err != nil {
-		t.Fatalf("tooltest: the tool cannot be registered: %v", err)
+// Option configures a call made by [Run] or [RunFor], or a
+// [Conversation].
+type Option func(*options)
+
+type options struct {
+	ctx      context.Context
+	session  string
+	registry *tool.RegistryOptions
+}
+
+// WithContext makes the calls with ctx instead of context.Background.
+func WithContext(ctx context.Context) Option { return func(o *options) { o.ctx = ctx } }
+
+// WithSession gives the calls a session (Request.Session). [Run] and
+// [RunFor] make their call in no session by default; a [Conversation] has
+// a session of its own.
+func WithSession(session string) Option { return func(o *options) { o.session = session } }
+
+// WithRegistryOptions makes the registry that [Run] and [RunFor] build with
+// opts (a spill store, limits, an observer).
+func WithRegistryOptions(opts *tool.RegistryOptions) Option {
+	return func(o *options) { o.registry = opts }
+}
+
+func apply(opts []Option) options {
+	o := options{ctx: context.Background()}
+	for _, f := range opts {
+		f(&o)
 	}
-	return r.Call(context.Background(), struct{}{}, tool.Request{ID: "tooltest", Name: tl.Definition().Name, Args: json.RawMessage(args)})
+	return o
+}
+
+var callSeq atomic.Uint64
+
+// nextID gives every call this package makes an ID of its own, so that a
+// Recorder tells their events apart.
+func nextID() string { return "tooltest-" + strconv.FormatUint(callSeq.Add(1), 10) }
+
+// Run calls a tool that needs no host state through the full registry
+// pipeline (preflight included) with args as a model would write them, and
+// returns the result. Each call gets a call ID of its own. The registry is
+// new for each call: to follow a cursor or read cut output back, use a
+// [Conversation].
+func Run(t testing.TB, tl tool.Definer, args string, opts ...Option) *tool.Result {
+	t.Helper()
+	return RunFor(t, tl, struct{}{}, args, opts...)
 }
 
 // RunFor calls a tool that uses host state, with state, through the full
 // pipeline.
-func RunFor[C any](t testing.TB, tl tool.Tool[C], state C, args string) *tool.Result {
+func RunFor[C any](t testing.TB, tl tool.Definer, state C, args string, opts ...Option) *tool.Result {
 	t.Helper()
-	r := tool.NewRegistry[C](nil)
+	o := apply(opts)
+	r := tool.NewRegistry[C](o.registry)
 	if err := r.Add(tl); err != nil {
 		t.Fatalf("tooltest: the tool cannot be registered: %v", err)
 	}
-	return r.Call(context.Background(), state, tool.Request{ID: "tooltest", Name: tl.Definition().Name, Args: json.RawMessage(args)})
-}
-
-// Call runs one call through a registry, middlewares included, so the test
-// sees exactly what the model would see.
-func Call[C any](t testing.TB, r *tool.Registry[C], state C, name, args string) *tool.Result {
-	t.Helper()
-	return r.Call(context.Background(), state, tool.Request{ID: "tooltest", Name: name, Args: json.RawMessage(args)})
+	return r.Call(o.ctx, state, tool.Request{ID: nextID(), Name: tl.Definition().Name, Args: json.RawMessage(args), Session: o.session})
 }
 
 // ModelView renders what the model is sent, for failure messages.
@@ -112,4 +144,13 @@ func Decode[T any](t testing.TB, res *tool.Result) T {
 		t.Fatalf("tooltest: structured output does not decode into %T: %v\n%s", v, err, ModelView(res))
 	}
 	return v
+}
+
+// Call runs one call through a registry, middlewares included.
+//
+// Deprecated: kept while the tree moves to [NewConversation]; removed before
+// release, as "Call" already names too much.
+func Call[C any](t testing.TB, r *tool.Registry[C], state C, name, args string) *tool.Result {
+	t.Helper()
+	return r.Call(context.Background(), state, tool.Request{ID: nextID(), Name: name, Args: json.RawMessage(args)})
 }

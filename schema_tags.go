@@ -1,0 +1,385 @@
+package tool
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/toolbelt-go/tool/internal/text"
+)
+
+// The jsonschema struct tag, as invopop/jsonschema reads it:
+//
+//	jsonschema:"description=Text to find,minLength=1,maxLength=200"
+//
+// is a comma-separated list of keyword=value items and of the flags
+// required and nullable ("-" alone leaves the field out). A comma inside a
+// value ends it, unless written \, (a description with commas is better
+// put in the jsonschema_description tag, which takes the whole text). Which
+// keywords apply depends on the field's JSON type:
+//
+//	any type:      title, description, type, anchor, oneof_required, anyof_required,
+//	               oneof_ref, anyof_ref, oneof_type, anyof_type
+//	strings:       minLength, maxLength, pattern, format, readOnly, writeOnly, default, example, enum
+//	numbers:       minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, default, example, enum
+//	arrays:        minItems, maxItems, uniqueItems, default, and the keywords of their items' type
+//	booleans:      default
+//
+// invopop ignores anything else without a word. checkTags does not: a
+// misspelled keyword, one that does not apply to the field's type, a value
+// that does not parse for it, a comma that cut a value short, bounds that
+// contradict each other, and two fields that claim the same JSON name are
+// each reported, naming the field, the tag and what to write instead.
+
+var (
+	genericTagKeys = []string{"title", "description", "type", "anchor", "oneof_required", "anyof_required", "oneof_ref", "anyof_ref", "oneof_type", "anyof_type"}
+	stringTagKeys  = []string{"minLength", "maxLength", "pattern", "format", "readOnly", "writeOnly", "default", "example", "enum"}
+	numberTagKeys  = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "default", "example", "enum"}
+	arrayTagKeys   = []string{"minItems", "maxItems", "uniqueItems", "default", "format", "pattern"}
+	boolTagKeys    = []string{"default"}
+	tagFlags       = []string{"required", "nullable"}
+	// Keywords whose value is free text, which a comma can cut short.
+	textTagKeys = []string{"title", "description", "pattern", "example", "enum", "default", "format"}
+)
+
+// checkTags reports every mistake in the jsonschema tags of t's fields, and
+// of the structs it holds, as one error (nil when there is none).
+func checkTags(t reflect.Type) error {
+	var problems []string
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type, where string)
+	walk = func(t reflect.Type, where string) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] || t == numberType || t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+			return
+		}
+		seen[t] = true
+		problems = append(problems, sameJSONName(t)...)
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			name := where + f.Name
+			problems = append(problems, checkFieldTag(f, name)...)
+			walk(f.Type, name+".")
+		}
+	}
+	prefix := ""
+	if t.Name() != "" {
+		prefix = t.Name() + "."
+	}
+	walk(t, prefix)
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "; "))
+}
+
+// jsonKind is the JSON type a field's value has, as the schema says.
+func jsonKind(t reflect.Type, f reflect.StructField) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if slices.Contains(strings.Split(f.Tag.Get("json"), ",")[1:], "string") {
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+			reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.Bool:
+			return "string"
+		}
+	}
+	switch {
+	case t == numberType:
+		return "number"
+	case t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType):
+		return "" // its own JSON form: only the generic keywords are checked
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string" // []byte is base64 text
+		}
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return ""
+}
+
+// splitTag splits a jsonschema tag the way invopop does: on commas not
+// preceded by a backslash.
+func splitTag(tag string) []string {
+	parts := strings.Split(tag, ",")
+	out := []string{parts[0]}
+	for _, p := range parts[1:] {
+		last := out[len(out)-1]
+		if strings.HasSuffix(last, `\`) {
+			out[len(out)-1] = last[:len(last)-1] + "," + p
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func checkFieldTag(f reflect.StructField, name string) []string {
+	tag, ok := f.Tag.Lookup("jsonschema")
+	if !ok || tag == "-" || strings.Split(f.Tag.Get("json"), ",")[0] == "-" {
+		return nil
+	}
+	kind := jsonKind(f.Type, f)
+	var itemKind string
+	if kind == "array" {
+		itemKind = jsonKind(elemType(f.Type), reflect.StructField{})
+	}
+	var problems []string
+	bad := func(format string, args ...any) {
+		problems = append(problems, "field "+name+", tag `jsonschema:\""+text.Cut(tag, 120)+"\"`: "+fmt.Sprintf(format, args...))
+	}
+	values := map[string][]string{}
+	prev := ""
+	for _, item := range splitTag(tag) {
+		key, val, hasValue := strings.Cut(item, "=")
+		switch {
+		case !hasValue && slices.Contains(tagFlags, item):
+		case !hasValue && slices.Contains(textTagKeys, prev):
+			bad("a comma ended %s= early, and the rest, %s, was read as a keyword: write \\, for a comma inside a value%s",
+				prev, strconv.Quote(item), describeHint(prev))
+		case !hasValue && item == "":
+			bad("an empty item (two commas, or a comma at the end)")
+		case !hasValue:
+			bad("%s is not a flag; the flags are required and nullable, and keywords take a value (keyword=value)%s", strconv.Quote(item), suggestKey(item))
+		default:
+			problem := checkTagKeyword(kind, itemKind, key, val)
+			if problem != "" {
+				bad("%s", problem)
+			} else {
+				values[key] = append(values[key], val)
+			}
+		}
+		if hasValue {
+			prev = key
+		} else {
+			prev = ""
+		}
+	}
+	for _, pair := range [][2]string{{"minimum", "maximum"}, {"minLength", "maxLength"}, {"minItems", "maxItems"},
+		{"exclusiveMinimum", "maximum"}, {"minimum", "exclusiveMaximum"}, {"exclusiveMinimum", "exclusiveMaximum"}} {
+		lo, hi := lastValue(values[pair[0]]), lastValue(values[pair[1]])
+		if lo == nil || hi == nil {
+			continue
+		}
+		if c := lo.Cmp(hi); c > 0 || c == 0 && (strings.HasPrefix(pair[0], "exclusive") || strings.HasPrefix(pair[1], "exclusive")) {
+			bad("%s=%s and %s=%s leave no value allowed; swap them or correct one", pair[0], lo.RatString(), pair[1], hi.RatString())
+		}
+	}
+	return problems
+}
+
+func describeHint(key string) string {
+	if key == "description" {
+		return ", or put the description in the jsonschema_description tag, which takes the whole text"
+	}
+	return ""
+}
+
+func elemType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		return t.Elem()
+	}
+	return t
+}
+
+func lastValue(vals []string) *big.Rat {
+	if len(vals) == 0 {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(vals[len(vals)-1])
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+// checkTagKeyword checks one keyword=value item for a field whose JSON type
+// is kind (and, for arrays, whose items are itemKind).
+func checkTagKeyword(kind, itemKind, key, val string) string {
+	if slices.Contains(genericTagKeys, key) {
+		return ""
+	}
+	keys := tagKeysFor(kind)
+	valueKind := kind
+	if kind == "array" && !slices.Contains(arrayTagKeys, key) && slices.Contains(tagKeysFor(itemKind), key) {
+		valueKind = itemKind // a keyword of the items
+		keys = append(keys, key)
+	}
+	if !slices.Contains(keys, key) {
+		for _, k := range []string{"string", "number", "array", "boolean"} {
+			if slices.Contains(tagKeysFor(k), key) {
+				return key + " applies to " + k + "s, and this field is " + article(kind) + "; remove it, or change the field's type"
+			}
+		}
+		return strconv.Quote(key) + " is not a keyword this tag knows" + suggestKey(key)
+	}
+	switch key {
+	case "minLength", "maxLength", "minItems", "maxItems":
+		if _, err := strconv.ParseUint(val, 10, 64); err != nil {
+			return key + "=" + strconv.Quote(val) + " is not a whole number of 0 or more"
+		}
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+		if !isNumberLiteral(val) {
+			return key + "=" + strconv.Quote(val) + " is not a number"
+		}
+	case "pattern":
+		if _, err := regexp.Compile(val); err != nil {
+			return "pattern=" + strconv.Quote(val) + " does not compile (" + err.Error() + "); write \\, for a comma inside it"
+		}
+	case "readOnly", "writeOnly":
+		if _, err := strconv.ParseBool(val); err != nil {
+			return key + "=" + strconv.Quote(val) + " is not true or false"
+		}
+	case "uniqueItems":
+		if val != "true" {
+			return "uniqueItems=" + strconv.Quote(val) + ": write uniqueItems=true"
+		}
+	case "default", "example", "enum":
+		switch valueKind {
+		case "integer":
+			if r, ok := new(big.Rat).SetString(val); !ok || !r.IsInt() || !isNumberLiteral(val) {
+				return key + "=" + strconv.Quote(val) + " is not an integer, and this field holds integers"
+			}
+		case "number":
+			if !isNumberLiteral(val) {
+				return key + "=" + strconv.Quote(val) + " is not a number, and this field holds numbers"
+			}
+		case "boolean":
+			if val != "true" && val != "false" {
+				return key + "=" + strconv.Quote(val) + " is not true or false"
+			}
+		}
+	}
+	return ""
+}
+
+func tagKeysFor(kind string) []string {
+	switch kind {
+	case "string":
+		return stringTagKeys
+	case "integer", "number":
+		return numberTagKeys
+	case "array":
+		return arrayTagKeys
+	case "boolean":
+		return boolTagKeys
+	}
+	return nil
+}
+
+func article(kind string) string {
+	switch kind {
+	case "":
+		return "of a type with its own JSON form"
+	case "integer", "array", "object":
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+func isNumberLiteral(s string) bool {
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
+}
+
+func suggestKey(key string) string {
+	all := slices.Concat(genericTagKeys, stringTagKeys, numberTagKeys, arrayTagKeys, tagFlags)
+	if c := text.Closest(key, all, 1); len(c) > 0 {
+		return "; did you mean " + c[0] + "?"
+	}
+	for _, k := range all {
+		if strings.EqualFold(k, key) {
+			return "; did you mean " + k + "?"
+		}
+	}
+	return ""
+}
+
+// sameJSONName reports fields of t that claim the same JSON name, at any
+// depth of embedding: encoding/json (and the decoder) give the value to the
+// shallower one, while the schema may describe the other, so a constraint
+// the model sees would not be the one that holds.
+func sameJSONName(t reflect.Type) []string {
+	type field struct {
+		path  string
+		depth int
+	}
+	byName := map[string][]field{}
+	var walk func(t reflect.Type, path string, depth int)
+	walk = func(t reflect.Type, path string, depth int) {
+		if depth > 8 {
+			return
+		}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tagName, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if tagName == "-" {
+				continue
+			}
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if f.Anonymous && tagName == "" && ft.Kind() == reflect.Struct {
+				walk(ft, path+f.Name+".", depth+1)
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			name := tagName
+			if name == "" {
+				name = f.Name
+			}
+			byName[name] = append(byName[name], field{path + f.Name, depth})
+		}
+	}
+	walk(t, "", 0)
+	var problems []string
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fs := byName[n]
+		if len(fs) < 2 {
+			continue
+		}
+		paths := make([]string, len(fs))
+		for i, f := range fs {
+			paths[i] = t.Name() + "." + f.path
+		}
+		problems = append(problems, "fields "+strings.Join(paths, " and ")+" all have the JSON name "+strconv.Quote(n)+
+			": the value would go to one while the schema may show the other's constraints; rename one (a json tag with another name)")
+	}
+	return problems
+}

@@ -194,7 +194,9 @@ func ConformanceFor[C any](t *testing.T, s Suite, state C, tools ...tool.Definer
 				}
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan *tool.Result, 1)
-				go func() { done <- reg.Call(ctx, state, tool.Request{ID: nextID(), Name: def.Name, Args: json.RawMessage(args)}) }()
+				go func() {
+					done <- reg.Call(ctx, state, tool.Request{ID: nextID(), Name: def.Name, Args: json.RawMessage(args)})
+				}()
 				time.Sleep(10 * time.Millisecond)
 				cancel()
 				select {

@@ -203,7 +203,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	def := call.Definition()
 	c, _ := As[Classifier](call.tool)
 	rt := call.runtime()
-	safety := effectiveSafety(ctx, rt, def.Safety, c, call.value)
+	safety := effectiveSafety(ctx, rt, def.Safety, c, classifierInput(c, call))
 	req := a.requirement(ctx, call)
 	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
 	switch a.opts.Policy.Decide(in) {
@@ -368,7 +368,7 @@ func (a *approval[C]) requirement(ctx context.Context, call *Call[C]) Requiremen
 	if r, ok := As[RequirerFor[C]](call.tool); ok {
 		fn = func(context.Context) Requirement { return r.RequirementFor(call) }
 	} else if r, ok := As[Requirer](call.tool); ok {
-		v := call.value
+		v := call.tree()
 		fn = func(context.Context) Requirement { return r.Requirement(v) }
 	} else {
 		return Requirement{}
@@ -378,6 +378,15 @@ func (a *approval[C]) requirement(ctx context.Context, call *Call[C]) Requiremen
 		return Requirement{Mode: RequireAskAlways, Reason: "the tool's approval check did not answer"}
 	}
 	return req
+}
+
+// classifierInput is the tree a Classifier is given; nil (and no tree
+// built) when there is no Classifier.
+func classifierInput[C any](c Classifier, call *Call[C]) any {
+	if c == nil {
+		return nil
+	}
+	return call.tree()
 }
 
 // allowed asks the memory whether "allow always" holds; an error, a panic
@@ -432,57 +441,36 @@ func (a *approval[C]) failed(ctx, wctx context.Context, name string, err error) 
 	}
 }
 
-// run seals the approval to the call and its canonical arguments and goes
-// on; invoke checks the seal just before the tool starts.
+// run seals the approval to the call and the arguments it saw, and goes
+// on; the deadline stage checks the seal just before the tool starts.
 func (a *approval[C]) run(ctx context.Context, call *Call[C], next Handler[C]) *Result {
-	args := call.Args()
-	call.seal = &seal{callID: call.ID, args: args, sum: argsHash(call.ID, args)}
+	call.seal = &seal{callID: call.ID, gen: call.gen}
 	return next(ctx, call)
 }
 
-// seal records what an approval covered: the call and the exact bytes of
-// its canonical arguments, which are what the tool is handed (a typed tool
-// gets them decoded, from the same validated value). The arguments change
-// only through Call.SetArgs, which sends them through preflight again and
-// makes new bytes, so what runs is what was approved by construction; the
-// hash is compared when the bytes are new but may say the same.
+// seal records what an approval covered: the call, and the generation of
+// its arguments. The arguments are unexported and change only through
+// Call.SetArgs, which starts a new generation and sends them through
+// preflight again; what preflight validated is exactly what the tool is
+// handed (the canonical bytes, or for a typed tool the value decoded from
+// the same validated arguments). So the generation the approval saw is the
+// arguments that run, and any change after it, by anyone, is caught.
 type seal struct {
 	callID string
-	args   json.RawMessage
-	sum    [sha256.Size]byte
-}
-
-// argsHash hashes the call ID with the canonical arguments.
-func argsHash(callID string, args []byte) [sha256.Size]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s", len(callID), callID)
-	h.Write(args)
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	gen    uint64
 }
 
 // checkSeal reports why a sealed call must not run, or nil.
 func checkSeal[C any](call *Call[C]) *Result {
-	if call.seal == nil {
+	switch {
+	case call.seal == nil:
 		return nil
-	}
-	if call.seal.callID != call.ID {
+	case call.seal.callID != call.ID:
 		return deniedResult(call.Name, ErrApprovalNotForCall, "its approval was given for another call")
-	}
-	args := call.Args()
-	if sameBytes(args, call.seal.args) {
-		return nil
-	}
-	if argsHash(call.ID, args) != call.seal.sum {
+	case call.seal.gen != call.gen:
 		return deniedResult(call.Name, ErrArgsChanged, "its arguments changed after they were approved")
 	}
 	return nil
-}
-
-// sameBytes reports whether a and b are the same slice (not merely equal).
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func deniedResult(name string, cause error, why string) *Result {

@@ -41,10 +41,9 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 	results := make([]*Result, len(reqs))
 	var g errgroup.Group
 	g.SetLimit(limit)
-	s := r.load()
 	rt := r.runtime()
 	for i, req := range reqs {
-		if !s.parallelSafe(ctx, rt, req) {
+		if !r.parallelSafe(ctx, rt, req) {
 			_ = g.Wait() // everything before it first
 			results[i] = r.Call(ctx, state, req)
 			continue
@@ -66,8 +65,8 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 // tool or its arguments control, so nothing can panic or hang out of it:
 // the classifier runs as a bounded hook, and anything unexpected makes the
 // call run alone.
-func (s *snapshot[C]) parallelSafe(ctx context.Context, rt *runtimeConfig, req Request) (safe bool) {
-	e, ok := s.tools[req.Name]
+func (r *Registry[C]) parallelSafe(ctx context.Context, rt *runtimeConfig, req Request) (safe bool) {
+	e, ok := r.lookup(req.Name)
 	if !ok {
 		return true
 	}

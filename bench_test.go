@@ -98,6 +98,43 @@ func BenchmarkRegister(b *testing.B) {
 	}
 }
 
+// BenchmarkRegisterCold registers a raw tool whose schema was never seen
+// before (it varies per iteration): the full cost of compiling a schema,
+// which registration otherwise reuses (see BenchmarkRegister).
+func BenchmarkRegisterCold(b *testing.B) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		schema := `{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"description":"Text ` + strconv.Itoa(i) + `"},` +
+			`"path":{"type":"string","pattern":"^[a-zA-Z0-9_./-]*$"},"lang":{"enum":["go","rust","python","typescript"]},` +
+			`"limit":{"type":"integer","minimum":1,"maximum":500},"offset":{"type":"integer","minimum":0},"case_sensitive":{"type":"boolean"}},` +
+			`"required":["query"],"additionalProperties":false}`
+		r := tool.NewRegistry[struct{}](nil)
+		if err := r.Add(tool.NewRaw(tool.Definition{Name: "search", Description: "Search.", InputSchema: json.RawMessage(schema)},
+			func(context.Context, json.RawMessage) (*tool.Result, error) { return nil, nil })); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRegister1000OneByOne adds the 1,000 tools of BenchmarkRegister1000
+// one Add at a time: it must cost about the same (registration is linear).
+func BenchmarkRegister1000OneByOne(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		r := tool.NewRegistry[struct{}](nil)
+		for i := range 1000 {
+			if err := r.Add(tool.New(tool.Definition{Name: "search_" + strconv.Itoa(i), Description: "Search the code base."}, benchSearch)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if len(r.Definitions()) != 1000 {
+			b.Fatal("missing definitions")
+		}
+	}
+}
+
 // BenchmarkRegister1000 registers 1,000 tools in one Add and lists them.
 func BenchmarkRegister1000(b *testing.B) {
 	b.ReportAllocs()
@@ -162,4 +199,54 @@ func BenchmarkBatchSleep(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(time.Since(start))/float64(n)/float64(80*time.Millisecond), "x-ideal")
+}
+
+// BenchmarkRatio measures a valid Registry.Call against its floor in
+// alternating blocks of the same run, so that a busy machine slows both
+// alike, and reports the ratio (x-floor). Run it several times:
+//
+//	go test -run '^$' -bench Ratio -count 6
+func BenchmarkRatio(b *testing.B) {
+	plain := benchRegistry(b)
+	withApproval := benchRegistry(b)
+	withApproval.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
+	for _, bc := range []struct {
+		name string
+		r    *tool.Registry[struct{}]
+		args []byte
+	}{{"Valid", plain, benchValid}, {"Invalid", plain, benchInvalid}, {"ValidWithApproval", withApproval, benchValid}} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			req := tool.Request{ID: "1", Name: "search", Args: bc.args}
+			floor := func() {
+				var in benchArgs
+				if err := json.Unmarshal(benchValid, &in); err != nil {
+					b.Fatal(err)
+				}
+				out, _ := benchSearch(ctx, in)
+				if _, err := json.Marshal(out); err != nil {
+					b.Fatal(err)
+				}
+			}
+			const block = 64
+			var tFloor, tCall time.Duration
+			n := 0
+			for b.Loop() {
+				t0 := time.Now()
+				for range block {
+					floor()
+				}
+				t1 := time.Now()
+				for range block {
+					bc.r.Call(ctx, struct{}{}, req)
+				}
+				tFloor += t1.Sub(t0)
+				tCall += time.Since(t1)
+				n += block
+			}
+			b.ReportMetric(float64(tCall)/float64(tFloor), "x-floor")
+			b.ReportMetric(float64(tCall.Nanoseconds())/float64(n), "call-ns")
+			b.ReportMetric(float64(tFloor.Nanoseconds())/float64(n), "floor-ns")
+		})
+	}
 }

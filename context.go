@@ -52,6 +52,7 @@ type Call[C any] struct {
 	Session string
 
 	args   json.RawMessage // the model's bytes, or SetArgs'
+	gen    uint64          // counts SetArgs: what an approval seal covers
 	canon  json.RawMessage // after preflight: the canonical JSON of value, made on first use
 	tool   Tool[C]
 	def    *Definition
@@ -105,7 +106,21 @@ func (c *Call[C]) Definition() Definition {
 // Value returns the validated argument tree (map[string]any with
 // json.Number numbers, schema defaults filled in) and reports whether
 // preflight has validated the current Args.
-func (c *Call[C]) Value() (any, bool) { return c.value, c.validated }
+func (c *Call[C]) Value() (any, bool) {
+	if !c.validated {
+		return nil, false
+	}
+	return c.tree(), true
+}
+
+// tree returns the validated tree, built from the arguments the first time
+// it is asked for when preflight decoded them without one.
+func (c *Call[C]) tree() any {
+	if c.value == nil && c.validated && c.pf != nil && c.pf.args != nil {
+		c.value = c.pf.tree(c.args)
+	}
+	return c.value
+}
 
 // Args returns the arguments: the model's bytes before preflight, and after
 // it the canonical JSON of the value that was validated (schema defaults
@@ -116,7 +131,7 @@ func (c *Call[C]) Args() json.RawMessage {
 		return c.args
 	}
 	if c.canon == nil {
-		c.canon = canon.Encode(c.value)
+		c.canon = canon.Encode(c.tree())
 	}
 	return c.canon
 }
@@ -125,6 +140,7 @@ func (c *Call[C]) Args() json.RawMessage {
 // arguments are validated again before the tool runs.
 func (c *Call[C]) SetArgs(args json.RawMessage) {
 	c.args, c.canon = args, nil
+	c.gen++
 	c.value, c.validated = nil, false
 	c.prepared, c.preparedFor = nil, nil
 }

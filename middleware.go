@@ -48,7 +48,7 @@ func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
 			return res
 		}
 		res, err := t.Run(ctx, call)
-		return settle(ctx, ownLimit{}, call.Name, res, err)
+		return settle(ctx, call.Name, res, err)
 	})
 	return w
 }

@@ -141,7 +141,7 @@ func sanitize(res *Result, keepInvisible bool) {
 		}
 		res.Content[i] = c
 	}
-	if len(res.Structured) > 0 && !(utf8.Valid(res.Structured) && json.Valid(res.Structured)) {
+	if len(res.Structured) > 0 && !res.trusted && !(utf8.Valid(res.Structured) && json.Valid(res.Structured)) {
 		res.Truncated += len(res.Structured)
 		res.Structured = nil
 		res.Content = append(res.Content, TextContent("[structured output left out: it was not valid UTF-8 JSON]"))

@@ -130,7 +130,7 @@ type pageKey struct{}
 // it hashes the arguments other than cursor and page_size and, when the
 // model sent a cursor, verifies it.
 func verifyCursor[C any](call *Call[C]) *Result {
-	m, _ := call.value.(map[string]any)
+	m, _ := call.tree().(map[string]any)
 	rest := make(map[string]any, len(m))
 	for k, v := range m {
 		if k != "cursor" && k != "page_size" {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolbelt-go/tool/internal/plan"
 	"github.com/toolbelt-go/tool/internal/schema"
 	"github.com/toolbelt-go/tool/internal/text"
 )
@@ -21,6 +22,7 @@ import (
 type preflight struct {
 	args      *argsSchema
 	prep      preparer      // a typed tool that decodes in preflight, if it validated against the same schema
+	plan      *plan.Plan    // the typed tool's one-pass decoder, if its schema allows one
 	validator ArgsValidator // the tool's own extra check, if any
 	paginated bool          // the cursor stage runs after validation
 	err       error         // the tool cannot run (bad definition)
@@ -51,6 +53,9 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	pf.args = &argsSchema{tool: def.Name, schema: s, limits: lim.parser()}
 	pf.validator, _ = As[ArgsValidator](t)
 	_, pf.paginated = As[pageMarker](t)
+	if pf.prep != nil {
+		pf.plan = plan.Build(pf.prep.inType(), s.Root(), pf.args.limits)
+	}
 	return pf
 }
 
@@ -77,6 +82,8 @@ func preflightCall[C any](ctx context.Context, call *Call[C]) *Result {
 	if res != nil {
 		return res
 	}
+	// v is nil when the typed tool's plan decoded the arguments without a
+	// tree: Call.tree builds one if something asks for it.
 	if call.pf.prep != nil {
 		call.prepared, call.preparedFor = prepared, call.pf.prep
 	}
@@ -98,6 +105,18 @@ func (pf *preflight) run(ctx context.Context, rt *runtimeConfig, name string, ra
 	if pf.err != nil {
 		return nil, nil, misconfigured(name, pf.err)
 	}
+	if pf.plan != nil && !nullMeansAbsent {
+		// The one-pass decoder: when it is sure, there is no tree (the
+		// tool's own checks are given one if they need it); when it is
+		// not, the slow path below reads the arguments again.
+		in, dst := pf.prep.fresh()
+		if pf.plan.Decode(raw, dst) {
+			if res := pf.ownChecks(ctx, rt, name, in, func() any { return pf.tree(raw) }); res != nil {
+				return nil, nil, res
+			}
+			return nil, in, nil
+		}
+	}
 	v, aerr, stopped := pf.args.check(ctx, rt, raw, nullMeansAbsent)
 	if stopped != nil {
 		return nil, nil, canceledResult(ctx, name, notStarted)
@@ -110,26 +129,47 @@ func (pf *preflight) run(ctx context.Context, rt *runtimeConfig, name string, ra
 		if prepared, err = pf.prep.prepare(v); err != nil {
 			return nil, nil, invalidResult(pf.args.checkError(err, v))
 		}
-		if vd, ok := prepared.(interface{ Validate() error }); ok {
-			if res := pf.hookCheck(ctx, rt, name, v, vd.Validate); res != nil {
-				return nil, nil, res
-			}
+	}
+	if res := pf.ownChecks(ctx, rt, name, prepared, func() any { return v }); res != nil {
+		return nil, nil, res
+	}
+	return v, prepared, nil
+}
+
+// ownChecks runs the typed arguments' Validate method and the tool's
+// ArgsValidator, each as a bounded hook.
+func (pf *preflight) ownChecks(ctx context.Context, rt *runtimeConfig, name string, prepared any, tree func() any) *Result {
+	if vd, ok := prepared.(interface{ Validate() error }); ok {
+		if res := pf.hookCheck(ctx, rt, name, tree, vd.Validate); res != nil {
+			return res
 		}
 	}
 	if pf.validator != nil {
-		validator := pf.validator
-		if res := pf.hookCheck(ctx, rt, name, v, func() error { return validator.ValidateArgs(v) }); res != nil {
-			return nil, nil, res
+		validator, v := pf.validator, tree()
+		if res := pf.hookCheck(ctx, rt, name, func() any { return v }, func() error { return validator.ValidateArgs(v) }); res != nil {
+			return res
 		}
 	}
-	return v, prepared, nil
+	return nil
+}
+
+// tree builds the validated tree of arguments the plan decoded without
+// one: they parse, and their absent optional keys get their defaults, as on
+// the slow path.
+func (pf *preflight) tree(raw json.RawMessage) any {
+	v, perr := parseArgs(raw, pf.args.limits)
+	if perr != nil {
+		return map[string]any{} // cannot happen: the plan read the same bytes
+	}
+	pf.args.schema.ApplyDefaults(v)
+	return v
 }
 
 // hookCheck runs a tool's own argument check (an ArgsValidator, the
 // argument type's Validate method) as a bounded hook. A check that fails
 // makes the arguments invalid; one that panics or does not answer in time
 // means the tool does not run, and the model is told it was not its fault.
-func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name string, v any, check func() error) *Result {
+func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name string, tree func() any, check func() error) *Result {
 	err, outcome := callHook(ctx, rt, func(context.Context) error { return check() })
 	switch outcome {
 	case hookPanicked:
@@ -142,7 +182,7 @@ func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name stri
 			Content: []Content{TextContent("Error: the argument check of " + name + " did not finish in time, so the call did not run. This is not a problem with your arguments; try again later.")}}
 	}
 	if err != nil {
-		return invalidResult(pf.args.checkError(err, v))
+		return invalidResult(pf.args.checkError(err, tree()))
 	}
 	return nil
 }
@@ -181,6 +221,50 @@ type outcome struct {
 	stack    []byte
 }
 
+// awaitJob waits, blocked, for the tool's job to finish: until its
+// deadline or its caller's cancellation, then for the grace period. It
+// reports false when the tool is given up on (counted in Stats).
+func awaitJob(ctx context.Context, cc *callCtx, j *job, grace time.Duration, state *atomic.Int32, counters *counters) bool {
+	done := j.doneCh()
+	var deadline <-chan time.Time
+	if !cc.deadline.IsZero() {
+		t := time.NewTimer(time.Until(cc.deadline))
+		defer t.Stop()
+		deadline = t.C
+	}
+	var idleStop <-chan struct{}
+	if cc.scope != nil && cc.scope.idle != nil {
+		idleStop = cc.parent.Done() // the idle limit cancels the parent it was built on
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+	case <-deadline:
+	case <-idleStop:
+	}
+	// Asked to stop (a context the tool waits on is done by now, with its
+	// cause: its own timer, or its parent's); it has a grace period to
+	// return.
+	g := time.NewTimer(grace)
+	defer g.Stop()
+	select {
+	case <-done:
+		return true
+	case <-g.C:
+	}
+	// Count first, so the tool's goroutine, which decrements when it
+	// returns, never takes the figure below zero.
+	counters.abandonedRunning.Add(1)
+	if state.CompareAndSwap(toolRunning, toolAbandoned) {
+		counters.abandoned.Add(1)
+		return false
+	}
+	counters.abandonedRunning.Add(-1)
+	<-done // it returned just now
+	return true
+}
+
 // Run states of a tool goroutine, for abandonment accounting.
 const (
 	toolRunning int32 = iota
@@ -212,67 +296,49 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 		return canceledResult(ctx, call.Name, notStarted)
 	}
 	rt := call.runtime()
-	ctx, stop, idle, own := withDeadline(ctx, rt, call.def, call.Name)
-	defer stop()
-	if call.events != nil || idle != nil {
-		ctx = context.WithValue(ctx, scopeKey{}, &callScope{events: call.events, idle: idle})
-	}
-	if call.page != nil {
-		ctx = context.WithValue(ctx, pageKey{}, call.page)
-	}
+	cc := newCallCtx(ctx, rt, call)
+	defer cc.stop()
 
 	call.guarded = true
-	done := make(chan outcome, 1) // buffered: an abandoned tool's late send never blocks
+	var o outcome
 	var state atomic.Int32
 	counters := rt.counters
-	task := func() {
+	j := &job{}
+	j.fn = func() {
 		returned := false
 		defer func() {
 			if !returned {
 				// recover() is nil only for runtime.Goexit: since Go 1.21
 				// a panic(nil) recovers as a *runtime.PanicNilError.
 				p := recover()
-				done <- outcome{panicked: true, value: p, stack: debug.Stack()}
+				o = outcome{panicked: true, value: p, stack: debug.Stack()}
+				j.finish()
 			}
 			if !state.CompareAndSwap(toolRunning, toolReturned) {
 				counters.abandonedRunning.Add(-1)
 			}
 		}()
-		res, err := t.Run(ctx, call)
+		res, err := t.Run(cc, call)
 		returned = true
-		done <- outcome{res: res, err: err}
+		o = outcome{res: res, err: err}
 	}
 	if inSyncTestBubble() {
-		go task() // pooled workers live outside the bubble; see workers.go
+		// Pooled and hot workers live outside the bubble, and a bubble's
+		// clock does not move while a goroutine spins; see workers.go.
+		go func() { j.fn(); j.finish() }()
 	} else {
-		workers.run(task)
+		dispatch(j)
 	}
-
-	var o outcome
-	select {
-	case o = <-done:
-	case <-ctx.Done():
-		// Asked to stop; the tool has a grace period to return.
-		grace := time.NewTimer(rt.grace)
-		select {
-		case o = <-done:
-			grace.Stop()
-		case <-grace.C:
-			// Count first, so the tool's goroutine, which decrements
-			// when it returns, never takes the figure below zero.
-			counters.abandonedRunning.Add(1)
-			if state.CompareAndSwap(toolRunning, toolAbandoned) {
-				counters.abandoned.Add(1)
-				return abandonedResult(ctx, call.Name, rt.grace)
-			}
-			counters.abandonedRunning.Add(-1)
-			o = <-done // it returned just now
+	if inSyncTestBubble() || !spinWait(j) {
+		if !awaitJob(ctx, cc, j, rt.grace, &state, counters) {
+			return abandonedResult(cc.stopCause(), call.Name, rt.grace)
 		}
 	}
+	// j.done happens after the tool's goroutine wrote o.
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
 	}
-	return outputStage(ctx, call, settle(ctx, own, call.Name, o.res, o.err))
+	return outputStage(cc, call, settle(cc, call.Name, o.res, o.err))
 }
 
 // outputStage makes the model view safe (every text block escaped) and
@@ -301,8 +367,8 @@ func outputStage[C any](ctx context.Context, call *Call[C], res *Result) *Result
 
 // settle turns what a tool returned into its Result. A call whose context
 // is done never reports success.
-func settle(ctx context.Context, own ownLimit, name string, res *Result, err error) *Result {
-	if cause := stopCause(ctx, own); cause != nil {
+func settle(ctx context.Context, name string, res *Result, err error) *Result {
+	if cause := stopCauseOf(ctx); cause != nil {
 		return canceledResultCause(ctx, cause, name, running)
 	}
 	if isNil(err) {
@@ -318,22 +384,20 @@ func settle(ctx context.Context, own ownLimit, name string, res *Result, err err
 	return res.own()
 }
 
-// stopCause returns why a call must not report success, or nil: its context
-// is done, or its deadline has passed even if the context does not say so
-// yet (under load the timer that cancels it can fire long after the
-// deadline). The deadline itself decides, not the timer.
-func stopCause(ctx context.Context, own ownLimit) error {
+// stopCauseOf returns why a call under ctx must not report success, or
+// nil: its context is done, or its deadline has passed, even if the context
+// does not say so yet (see callCtx.stopCause).
+func stopCauseOf(ctx context.Context) error {
+	if cc, ok := ctx.(*callCtx); ok {
+		return cc.stopCause()
+	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	d, ok := ctx.Deadline()
-	if !ok || time.Now().Before(d) {
-		return nil
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
 	}
-	if own.cause != nil && !d.Before(own.at) {
-		return own.cause // the tool's own limit is the one that passed
-	}
-	return context.DeadlineExceeded
+	return nil
 }
 
 // isNil reports whether err is an interface holding a nil pointer: a tool

@@ -56,7 +56,7 @@ func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], args
 		p   Preview
 		err error
 	}
-	v := call.value
+	v := call.tree()
 	ans, outcome := callHook(ctx, rt, func(ctx context.Context) answer {
 		p, err := d.Describe(ctx, v)
 		return answer{p, err}

@@ -86,19 +86,33 @@ type Registry[C any] struct {
 	mu       sync.Mutex // serializes Add and Use
 	watchers map[*func()]struct{}
 	warnings []*DefinitionError
-	snap     atomic.Pointer[snapshot[C]]
-	rtOnce   sync.Once
-	rt       *runtimeConfig
+
+	// tools maps names to entries. Tools are only ever added, so readers
+	// need no snapshot: a sync.Map reads without locking and adds in
+	// constant time, where copying a map per Add made registering n tools
+	// one by one quadratic.
+	tools   sync.Map     // string → *entry[C]
+	count   atomic.Int64 // tools added
+	listing atomic.Pointer[listing]
+	chain   atomic.Pointer[chain[C]]
+
+	rtOnce sync.Once
+	rt     *runtimeConfig
 }
 
-// snapshot is an immutable view of the registry, swapped whole on change so
-// calls read it without locking.
-type snapshot[C any] struct {
-	tools   map[string]*entry[C]
-	defs    []Definition // sorted by name, hidden left out
-	names   []string     // visible names, sorted
+// chain is the middlewares and the handler they make, swapped whole by Use
+// so a call sees one chain from start to end.
+type chain[C any] struct {
 	mws     []Middleware[C]
 	handler Handler[C]
+}
+
+// listing is the sorted view of the visible tools, made on first use after
+// a change.
+type listing struct {
+	count int64        // of tools it was made from
+	defs  []Definition // sorted by name, hidden left out
+	names []string     // visible names, sorted
 }
 
 type entry[C any] struct {
@@ -124,11 +138,43 @@ func NewRegistry[C any](opts *RegistryOptions) *Registry[C] {
 	return r
 }
 
-func (r *Registry[C]) load() *snapshot[C] {
-	if s := r.snap.Load(); s != nil {
-		return s
+func (r *Registry[C]) lookup(name string) (*entry[C], bool) {
+	e, ok := r.tools.Load(name)
+	if !ok {
+		return nil, false
 	}
-	return &snapshot[C]{tools: map[string]*entry[C]{}, handler: r.chain(nil)}
+	return e.(*entry[C]), true
+}
+
+func (r *Registry[C]) loadChain() *chain[C] {
+	if c := r.chain.Load(); c != nil {
+		return c
+	}
+	c := &chain[C]{handler: r.makeChain(nil)}
+	r.chain.CompareAndSwap(nil, c)
+	return r.chain.Load()
+}
+
+// list returns the sorted view of the visible tools, made again when tools
+// were added since the last one.
+func (r *Registry[C]) list() *listing {
+	n := r.count.Load()
+	if l := r.listing.Load(); l != nil && l.count == n {
+		return l
+	}
+	l := &listing{count: n}
+	r.tools.Range(func(_, v any) bool {
+		if e := v.(*entry[C]); !e.def.Hidden {
+			l.defs = append(l.defs, e.def)
+		}
+		return true
+	})
+	slices.SortFunc(l.defs, func(a, b Definition) int { return strings.Compare(a.Name, b.Name) })
+	for _, d := range l.defs {
+		l.names = append(l.names, d.Name)
+	}
+	r.listing.Store(l)
+	return l
 }
 
 // DefinitionError is one problem with a tool that [Registry.Add] refused.
@@ -167,7 +213,6 @@ type Definer interface {
 func (r *Registry[C]) Add(tools ...Definer) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.load()
 	added := make(map[string]*entry[C], len(tools))
 	var errs []error
 	var warnings []*DefinitionError
@@ -180,7 +225,7 @@ func (r *Registry[C]) Add(tools ...Definer) error {
 		e, problems, warns := r.check(i, t)
 		warnings = append(warnings, warns...)
 		if e != nil {
-			if _, dup := old.tools[e.def.Name]; dup {
+			if _, dup := r.lookup(e.def.Name); dup {
 				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "a tool with this name is already registered"})
 			} else if _, dup := added[e.def.Name]; dup {
 				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "the name appears twice in this Add call"})
@@ -193,23 +238,10 @@ func (r *Registry[C]) Add(tools ...Definer) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	next := &snapshot[C]{tools: make(map[string]*entry[C], len(old.tools)+len(added)), mws: old.mws, handler: old.handler}
-	for n, e := range old.tools {
-		next.tools[n] = e
-	}
 	for n, e := range added {
-		next.tools[n] = e
+		r.tools.Store(n, e)
 	}
-	for _, e := range next.tools {
-		if !e.def.Hidden {
-			next.defs = append(next.defs, e.def)
-		}
-	}
-	slices.SortFunc(next.defs, func(a, b Definition) int { return strings.Compare(a.Name, b.Name) })
-	for _, d := range next.defs {
-		next.names = append(next.names, d.Name)
-	}
-	r.snap.Store(next)
+	r.count.Add(int64(len(added)))
 	r.warnings = append(r.warnings, warnings...)
 	r.changed()
 	return nil
@@ -378,14 +410,13 @@ func (r *Registry[C]) MustAdd(tools ...Definer) {
 func (r *Registry[C]) Use(mws ...Middleware[C]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.load()
-	next := *old
-	next.mws = append(slices.Clip(old.mws), mws...)
-	next.handler = r.chain(next.mws)
-	r.snap.Store(&next)
+	old := r.loadChain()
+	next := &chain[C]{mws: append(slices.Clip(old.mws), mws...)}
+	next.handler = r.makeChain(next.mws)
+	r.chain.Store(next)
 }
 
-func (r *Registry[C]) chain(mws []Middleware[C]) Handler[C] {
+func (r *Registry[C]) makeChain(mws []Middleware[C]) Handler[C] {
 	return recoverStage(preflightStage(Chain(mws...)(invoke[C])))
 }
 
@@ -393,7 +424,7 @@ func (r *Registry[C]) chain(mws []Middleware[C]) Handler[C] {
 // hidden, sorted by name. The slice is the caller's; the schemas in it are
 // shared and must not be modified.
 func (r *Registry[C]) Definitions() []Definition {
-	return slices.Clone(r.load().defs)
+	return slices.Clone(r.list().defs)
 }
 
 // Stats returns figures about the registry's calls so far.
@@ -406,7 +437,7 @@ func (r *Registry[C]) runtime() *runtimeConfig {
 
 // Lookup returns the tool registered under name, hidden or not.
 func (r *Registry[C]) Lookup(name string) (Tool[C], bool) {
-	e, ok := r.load().tools[name]
+	e, ok := r.lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -418,14 +449,14 @@ func (r *Registry[C]) Lookup(name string) (Tool[C], bool) {
 // [Call.State].
 func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	start := time.Now()
-	s := r.load()
+	ch := r.loadChain()
 	rt := r.runtime()
 	var events *emitter
 	if obs := bothObservers(rt.observer, req.Observer); obs != nil {
 		events = newEmitter(obs, req.ID, req.Name, rt.counters)
 		events.fromPipeline(Event{Kind: EventStarted})
 	}
-	e, ok := s.tools[req.Name]
+	e, ok := r.lookup(req.Name)
 	var res *Result
 	switch {
 	case ctx.Err() != nil:
@@ -433,11 +464,11 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 		// approver, not the tool.
 		res = canceledResult(ctx, req.Name, notStarted)
 	case !ok:
-		res = unknownTool(req.Name, s.names)
+		res = unknownTool(req.Name, r.list().names)
 	default:
 		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, args: req.Args, Session: req.Session, answer: req.Approval, nullMeansAbsent: req.NullMeansAbsent,
 			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
-		res = s.handler(ctx, call)
+		res = ch.handler(ctx, call)
 		if res == nil {
 			res = &Result{owned: true, Status: StatusFailed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
 				Content: []Content{TextContent("tool " + req.Name + " returned no result")}}

@@ -48,6 +48,9 @@ type Result struct {
 	// into them. A result a tool or a middleware returns is the tool's (it
 	// may hand the same one to every call), and is copied first.
 	owned bool
+	// trusted is set when Structured came from json.Marshal here, which
+	// writes valid UTF-8 JSON: the output stage need not check it again.
+	trusted bool
 }
 
 // own returns r, or a copy of it the pipeline may write into.
@@ -57,7 +60,7 @@ func (r *Result) own() *Result {
 	}
 	c := *r
 	c.Content = slices.Clone(r.Content)
-	c.owned = true
+	c.owned, c.trusted = true, false
 	return &c
 }
 

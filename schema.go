@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/invopop/jsonschema"
 	"github.com/toolbelt-go/tool/internal/decode"
@@ -26,9 +27,28 @@ func SchemaFor[T any]() (json.RawMessage, error) {
 	return schemaForType(reflect.TypeFor[T]())
 }
 
+// generated keeps the schema generated for each type: types do not change,
+// and a host that builds a registry per conversation makes the same tools
+// many times.
+var generated sync.Map // reflect.Type → generatedSchema
+
+type generatedSchema struct {
+	raw json.RawMessage
+	err error
+}
+
+func schemaForType(t reflect.Type) (json.RawMessage, error) {
+	if g, ok := generated.Load(t); ok {
+		return slices.Clone(g.(generatedSchema).raw), g.(generatedSchema).err
+	}
+	raw, err := generateSchema(t)
+	generated.Store(t, generatedSchema{raw, err})
+	return slices.Clone(raw), err
+}
+
 var numberType = reflect.TypeFor[json.Number]()
 
-func schemaForType(t reflect.Type) (raw json.RawMessage, err error) {
+func generateSchema(t reflect.Type) (raw json.RawMessage, err error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

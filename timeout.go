@@ -173,48 +173,35 @@ func (it *idleTimer) stop() {
 	it.t.Stop()
 }
 
-// withDeadline applies the call's time limits to ctx, each with a
-// [TimeoutError] cause so the result can say which limit was hit.
-func withDeadline(ctx context.Context, rt *runtimeConfig, def *Definition, name string) (context.Context, func(), *idleTimer, ownLimit) {
-	var stops []func()
-	var own ownLimit
-	if limit := rt.limit(def); limit > 0 {
-		var cancel context.CancelFunc
-		own = ownLimit{at: time.Now().Add(limit), cause: &TimeoutError{Tool: name, Limit: limit}}
-		ctx, cancel = context.WithDeadlineCause(ctx, own.at, own.cause)
-		stops = append(stops, cancel)
-	}
-	var idle *idleTimer
-	if def != nil && def.IdleTimeout > 0 {
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		idle = newIdleTimer(def.IdleTimeout, name, cancel)
-		stops = append(stops, idle.stop, func() { cancel(nil) })
-	}
-	switch len(stops) {
-	case 0:
-		return ctx, func() {}, nil, own
-	case 1:
-		return ctx, stops[0], nil, own
-	}
-	return ctx, func() {
-		for _, s := range stops {
-			s()
-		}
-	}, idle, own
-}
-
-// ownLimit is the time limit the deadline stage set on a call, and the
-// cause it gave.
-type ownLimit struct {
-	at    time.Time
-	cause *TimeoutError
-}
-
 // abandonedResult is the result of a call whose tool was still running
 // a grace period after its context was done.
-func abandonedResult(ctx context.Context, name string, grace time.Duration) *Result {
-	res := canceledResult(ctx, name, abandoned)
-	res.Err = fmt.Errorf("%w (%v after its context was done): %w", ErrAbandoned, grace, context.Cause(ctx))
+func abandonedResult(cause error, name string, grace time.Duration) *Result {
+	res := canceledResultCause(context.Background(), cause, name, abandoned)
+	res.Err = fmt.Errorf("%w (%v after its context was done): %w", ErrAbandoned, grace, cause)
 	return res
+}
+
+// newCallCtx is the deadline stage: the context the tool runs under, with
+// the call's own time limit (its Definition's Timeout, or the registry's
+// default), a TimeoutError cause, the idle limit when the tool has one,
+// and what ReportProgress and paginated tools reach through it.
+func newCallCtx[C any](parent context.Context, rt *runtimeConfig, call *Call[C]) *callCtx {
+	cc := &callCtx{parent: parent, page: call.page}
+	if limit := rt.limit(call.def); limit > 0 {
+		cc.deadline = time.Now().Add(limit)
+		cc.cause = &TimeoutError{Tool: call.Name, Limit: limit}
+	}
+	var idle *idleTimer
+	if call.def != nil && call.def.IdleTimeout > 0 {
+		// The idle limit needs a context that progress can push back:
+		// made now, as the parent the call's context is built on.
+		p, cancel := context.WithCancelCause(parent)
+		idle = newIdleTimer(call.def.IdleTimeout, call.Name, cancel)
+		cc.parent = p
+		cc.idleStop = func() { idle.stop(); cancel(nil) }
+	}
+	if call.events != nil || idle != nil {
+		cc.scope = &callScope{events: call.events, idle: idle}
+	}
+	return cc
 }

@@ -116,6 +116,14 @@ func (c *typedCore[In]) prepare(v any) (any, error) {
 	return in, nil
 }
 
+func (c *typedCore[In]) inType() reflect.Type { return reflect.TypeFor[In]() }
+
+// fresh returns a new *In, and the In it points to, for the plan to fill.
+func (c *typedCore[In]) fresh() (any, reflect.Value) {
+	in := new(In)
+	return in, reflect.ValueOf(in).Elem()
+}
+
 // standalone runs preflight, with default limits, when the tool is called
 // outside a registry.
 func (c *typedCore[In]) standalone(raw json.RawMessage) (*In, *Result) {
@@ -164,6 +172,8 @@ type (
 	schemaProvider interface{ compiledSchema() *schema.Schema }
 	preparer       interface {
 		prepare(v any) (any, error)
+		inType() reflect.Type
+		fresh() (any, reflect.Value)
 	}
 	preparedRunner interface {
 		runPrepared(ctx context.Context, prepared any) (*Result, error)
@@ -185,5 +195,5 @@ func outResult[Out any](out Out, err error) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Internal: true, Cause: fmt.Errorf("tool output cannot be encoded as JSON: %w", err)}
 	}
-	return &Result{owned: true, Content: []Content{TextContent(string(b))}, Structured: b}, nil
+	return &Result{owned: true, trusted: true, Content: []Content{TextContent(string(b))}, Structured: b}, nil
 }

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"encoding/json"
 	"errors"
 	"math/big"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/toolbelt-go/tool/internal/canon"
 	"github.com/toolbelt-go/tool/internal/jsonparse"
 	"github.com/toolbelt-go/tool/internal/text"
 )
@@ -222,11 +222,7 @@ func pointerOf(tokens []string) string {
 }
 
 func displayJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "?"
-	}
-	return text.Clean(text.Cut(string(b), 100))
+	return text.Clean(text.Cut(string(canon.Encode(v)), 100))
 }
 
 func stringsOf(vals []any) []string {

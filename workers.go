@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -57,3 +59,169 @@ func inSyncTestBubble() bool {
 	d := time.Since(bubbleEpoch)
 	return d >= 0 && d < 10*365*24*time.Hour
 }
+
+// A tool runs on a goroutine other than its caller's, so that a panic or a
+// runtime.Goexit in it becomes a result and a tool that ignores its context
+// can be given up on. Handing it over costs little in itself; what costs is
+// waking an idle thread to run it (a futex call, several microseconds on a
+// virtual machine), and then waking the caller's thread to take the result:
+// more than the rest of a valid call. So a worker that has just finished a
+// job stays awake for a short while, yielding to anything else there is to
+// run (runtime.Gosched), and takes the next job from a slot without anyone
+// being woken; and the caller, having handed a job over, waits the same way
+// for a short while before it blocks. A call that comes while the worker
+// is awake, and a tool that returns in time, pay no wake at all. The cost
+// is CPU time that would otherwise be idle: at most hotSpin of one core
+// after each call, and waitSpin of the caller's.
+
+const (
+	hotSpin  = 50 * time.Microsecond // how long an idle hot worker stays awake
+	waitSpin = 20 * time.Microsecond // how long a caller waits before it blocks
+)
+
+// job is one tool run handed over: fn, and how its end is signalled.
+type job struct {
+	fn   func()
+	done atomic.Bool
+	wake atomic.Pointer[chan struct{}] // the caller's, once it blocks; closedWake once done
+}
+
+var closedWake = make(chan struct{})
+
+func init() { close(closedWake) }
+
+// finish marks the job done and wakes its caller if it is blocked.
+func (j *job) finish() {
+	j.done.Store(true)
+	if ch := j.wake.Swap(&closedWake); ch != nil && ch != &closedWake {
+		close(*ch)
+	}
+}
+
+// doneCh returns a channel closed when the job is done, for a caller that
+// blocks.
+func (j *job) doneCh() <-chan struct{} {
+	ch := make(chan struct{})
+	if !j.wake.CompareAndSwap(nil, &ch) {
+		return closedWake // done already
+	}
+	if j.done.Load() {
+		return closedWake
+	}
+	return ch
+}
+
+// hot is the one worker that stays awake between jobs.
+var hot hotWorker
+
+type hotWorker struct {
+	slot    atomic.Pointer[job]
+	state   atomic.Int32 // hotNone, hotIdle (awake, waiting in the slot), hotBusy
+	current atomic.Pointer[job]
+}
+
+const (
+	hotNone int32 = iota
+	hotIdle
+	hotBusy
+)
+
+// dispatch starts j: on the hot worker when it is awake and free, else on a
+// pooled worker (and, when no hot worker runs, that worker becomes one).
+func dispatch(j *job) {
+	if hot.state.Load() == hotIdle && hot.slot.CompareAndSwap(nil, j) {
+		switch hot.state.Load() {
+		case hotIdle:
+			return // it is awake and will take it
+		case hotBusy:
+			if hot.current.Load() == j {
+				return // it took it
+			}
+		}
+		if !hot.slot.CompareAndSwap(j, nil) {
+			return // taken just now
+		}
+	}
+	if hot.state.CompareAndSwap(hotNone, hotBusy) {
+		go hot.loop(j)
+		return
+	}
+	workers.run(func() { j.fn(); j.finish() })
+}
+
+// loop runs jobs from the slot until none comes for hotSpin.
+func (h *hotWorker) loop(j *job) {
+	for {
+		h.current.Store(j)
+		j.fn()
+		j.finish()
+		h.current.Store(nil)
+		h.state.Store(hotIdle)
+		if j = h.await(); j == nil {
+			return
+		}
+	}
+}
+
+// await waits for a job in the slot, awake, for up to hotSpin; it returns
+// nil, having given the slot up, when none came.
+func (h *hotWorker) await() *job {
+	start, one := time.Now(), singleProc()
+	for i := 0; ; i++ {
+		if h.slot.Load() != nil {
+			if j := h.slot.Swap(nil); j != nil {
+				h.current.Store(j)
+				h.state.Store(hotBusy)
+				return j
+			}
+		}
+		if pause(i, one) && time.Since(start) > hotSpin {
+			break
+		}
+	}
+	h.state.Store(hotNone)
+	// A job put in the slot before the state said so is still ours.
+	if j := h.slot.Swap(nil); j != nil {
+		if h.state.CompareAndSwap(hotNone, hotBusy) {
+			h.current.Store(j)
+			return j
+		}
+		// Another hot worker started meanwhile: run this job anyway.
+		workers.run(func() { j.fn(); j.finish() })
+	}
+	return nil
+}
+
+// spinWait waits for j to finish, awake, for up to waitSpin, and reports
+// whether it did.
+func spinWait(j *job) bool {
+	start, one := time.Now(), singleProc()
+	for i := 0; ; i++ {
+		if j.done.Load() {
+			return true
+		}
+		if pause(i, one) && time.Since(start) > waitSpin {
+			return false
+		}
+	}
+}
+
+// pause is one turn of a spin-wait loop, the i-th: with one processor
+// every turn yields it (the goroutine awaited cannot run otherwise); with
+// more, a turn in 64 yields, so that a spinning goroutine never keeps
+// waiting work from a processor, and the others only read memory. It
+// reports whether the loop should look at the clock.
+func pause(i int, oneProc bool) bool {
+	if oneProc {
+		runtime.Gosched()
+		return i%16 == 15
+	}
+	if i%64 == 63 {
+		runtime.Gosched()
+		return true
+	}
+	return false
+}
+
+// singleProc reports whether the process runs on one processor.
+func singleProc() bool { return runtime.GOMAXPROCS(0) == 1 }

@@ -118,3 +118,10 @@ func fieldsOf(t reflect.Type) map[string]field {
 	f, _ := fieldCache.LoadOrStore(t, out)
 	return f.(map[string]field)
 }
+
+// Field returns where the JSON name decodes into a struct type, by the
+// rules of Fields: the index path of the field and its type.
+func Field(t reflect.Type, name string) (index []int, typ reflect.Type, ok bool) {
+	f, ok := fieldsOf(t)[name]
+	return f.index, f.typ, ok
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -42,7 +43,7 @@ func (n *Node) ok(v any) bool {
 				return false
 			}
 		}
-		return n.Pattern == nil || matchString(n.Pattern, x)
+		return n.Pattern == nil || n.Pattern.MatchString(x)
 	case json.Number:
 		return n.numberOK(x)
 	case map[string]any:
@@ -103,12 +104,34 @@ func (n *Node) numberOK(x json.Number) bool {
 	if n.Min == nil && n.Max == nil && n.ExMin == nil && n.ExMax == nil {
 		return true
 	}
+	if c, ok := n.intBounds(x); ok {
+		return c
+	}
 	f, err := strconv.ParseFloat(string(x), 64)
 	if err != nil && !isUnderflow(f, err) {
 		return false
 	}
 	return atLeast(x, f, n.Min, false) && atLeast(x, f, n.ExMin, true) &&
 		atMost(x, f, n.Max, false) && atMost(x, f, n.ExMax, true)
+}
+
+// intBounds compares an integer literal with bounds that are all integers,
+// exactly and without parsing floats; ok is false when that does not apply.
+func (n *Node) intBounds(x json.Number) (valid, ok bool) {
+	if !isIntLiteral(x) {
+		return false, false
+	}
+	for _, b := range [...]*bound{n.Min, n.Max, n.ExMin, n.ExMax} {
+		if b != nil && !b.isInt {
+			return false, false
+		}
+	}
+	i, err := strconv.ParseInt(string(x), 10, 64)
+	if err != nil {
+		return false, false
+	}
+	return (n.Min == nil || i >= n.Min.i) && (n.Max == nil || i <= n.Max.i) &&
+		(n.ExMin == nil || i > n.ExMin.i) && (n.ExMax == nil || i < n.ExMax.i), true
 }
 
 // Correctly rounded parsing is monotonic: x <= b implies float(x) <=
@@ -188,3 +211,78 @@ func sureEqual(a, b any) bool {
 	}
 	return false
 }
+
+// Scalar checks for decoders that read values straight into Go fields (the
+// typed tools' plans): they answer as ok would for the same JSON value,
+// without building it.
+
+// StringOK reports whether the string s is certainly valid here.
+func (n *Node) StringOK(s string) bool {
+	if !n.Fast || n.Bool != nil && !*n.Bool {
+		return false
+	}
+	if n.Bool != nil {
+		return true
+	}
+	if n.HasEnum && !slices.ContainsFunc(n.Enum, func(e any) bool { x, ok := e.(string); return ok && x == s }) {
+		return false
+	}
+	if n.HasCon {
+		if c, ok := n.Const.(string); !ok || c != s {
+			return false
+		}
+	}
+	if n.Types != 0 && n.Types&tString == 0 {
+		return false
+	}
+	if n.MinLen > 0 || n.MaxLen >= 0 {
+		c := utf8.RuneCountInString(s)
+		if c < n.MinLen || (n.MaxLen >= 0 && c > n.MaxLen) {
+			return false
+		}
+	}
+	return n.Pattern == nil || n.Pattern.MatchString(s)
+}
+
+// NumberOK reports whether the number literal lit is certainly valid here.
+func (n *Node) NumberOK(lit string) bool {
+	if !n.Fast || n.Bool != nil && !*n.Bool {
+		return false
+	}
+	if n.Bool != nil {
+		return true
+	}
+	x := json.Number(lit)
+	if n.HasEnum && !inEnum(x, n.Enum) || n.HasCon && !sureEqual(x, n.Const) {
+		return false
+	}
+	return n.numberOK(x)
+}
+
+// BoolOK reports whether the boolean b is certainly valid here.
+func (n *Node) BoolOK(b bool) bool {
+	if !n.Fast || n.Bool != nil && !*n.Bool {
+		return false
+	}
+	if n.Bool != nil {
+		return true
+	}
+	if n.HasEnum && !slices.ContainsFunc(n.Enum, func(e any) bool { x, ok := e.(bool); return ok && x == b }) {
+		return false
+	}
+	if n.HasCon {
+		if c, ok := n.Const.(bool); !ok || c != b {
+			return false
+		}
+	}
+	return n.Types == 0 || n.Types&tBool != 0
+}
+
+// AllowsObject and AllowsArray report whether the node's types let an
+// object (an array) be valid, leaving the other keywords aside.
+func (n *Node) AllowsObject() bool { return n.Bool == nil && (n.Types == 0 || n.Types&tObject != 0) }
+func (n *Node) AllowsArray() bool  { return n.Bool == nil && (n.Types == 0 || n.Types&tArray != 0) }
+
+// Constrained reports whether the node has an enum or a const, which a
+// decoder of containers does not check.
+func (n *Node) Constrained() bool { return n.HasEnum || n.HasCon }

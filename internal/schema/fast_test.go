@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -196,6 +197,30 @@ func FuzzFastPathWithVaryingSchemas(f *testing.F) {
 			if err := s.Validate(v); err != nil {
 				t.Fatalf("schema %s: the fast path accepted %s, the authority says %v", schema, data, err)
 			}
+		}
+	})
+}
+
+// The character-set matcher must agree with Go's regexp wherever it is
+// used.
+func FuzzCharsetPatternAgreesWithRegexp(f *testing.F) {
+	for _, s := range []struct{ p, s string }{
+		{`^[a-zA-Z0-9_./-]*$`, "internal/registry"}, {`^[a-z]+$`, ""}, {`^[0-9a-f]{2,4}$`, "abc"}, {`^[^/]*$`, "a/b"},
+		{`^\w+$`, "héllo"}, {`^[é-ü]?$`, "ö"}, {`^\d{1,3}$`, "12345"}, {`^x$`, "x"}, {`^[\p{L}]+$`, "日本"}, {`^(?i)[a-c]+$`, "ABC"},
+	} {
+		f.Add(s.p, s.s)
+	}
+	f.Fuzz(func(t *testing.T, p, s string) {
+		c := compileCharset(p)
+		if c == nil {
+			return
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			t.Fatalf("%q: the matcher was built for a pattern regexp refuses: %v", p, err)
+		}
+		if got, want := c.MatchString(s), re.MatchString(s); got != want {
+			t.Fatalf("%q on %q: the set matcher says %v, regexp %v", p, s, got, want)
 		}
 	})
 }

@@ -1,10 +1,10 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/toolbelt-go/tool/internal/canon"
 )
 
 // At returns the node that describes the value at the instance location
@@ -185,14 +185,7 @@ func formatBound(b *bound, plus float64, integer bool) string {
 }
 
 func writeJSON(b *strings.Builder, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		b.WriteString("null")
-		return
-	}
-	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	b.Write(canon.Encode(v))
 }
 
 func contains(list []string, s string) bool {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -42,7 +41,7 @@ type Node struct {
 
 	MinLen  int
 	MaxLen  int // -1: none
-	Pattern *regexp.Regexp
+	Pattern *Pattern
 
 	Default    any
 	HasDefault bool
@@ -287,8 +286,9 @@ func (b *builder) read(n *Node, o *object, root bool) {
 		re, err := b.patterns.compile(p)
 		if err != nil {
 			n.Fast = false
+		} else {
+			n.Pattern = &Pattern{re: re, charset: compileCharset(p)}
 		}
-		n.Pattern = re
 	}
 }
 

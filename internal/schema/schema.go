@@ -7,11 +7,14 @@ package schema
 
 import (
 	"bytes"
+	"container/list"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -47,7 +50,59 @@ func (refusingLoader) Load(url string) (any, error) {
 // Compile checks raw and compiles it. The root must be an object schema
 // ("type": "object"), which is what every model provider requires of a
 // tool's parameters.
+//
+// A compiled schema is immutable, so the same document is compiled once per
+// process: hosts that build a registry per conversation register the same
+// tools again and again, and compiling (which validates the document
+// against the draft's metaschema) is most of what registration costs.
 func Compile(raw json.RawMessage) (*Schema, error) {
+	if s := cache.get(raw); s != nil {
+		return s, nil
+	}
+	s, err := compile(raw)
+	if err == nil {
+		cache.put(raw, s)
+	}
+	return s, err
+}
+
+// cache keeps compiled schemas by their text, the most recent maxCached.
+var cache = schemaCache{m: map[string]*list.Element{}}
+
+const maxCached = 1024
+
+type schemaCache struct {
+	mu    sync.Mutex
+	m     map[string]*list.Element // of *Schema, most recent at the front
+	order list.List
+}
+
+func (c *schemaCache) get(raw []byte) *Schema {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[string(raw)]
+	if !ok {
+		return nil
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*Schema)
+}
+
+func (c *schemaCache) put(raw []byte, s *Schema) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[string(raw)]; ok {
+		return
+	}
+	c.m[string(raw)] = c.order.PushFront(s)
+	for c.order.Len() > maxCached {
+		old := c.order.Remove(c.order.Back()).(*Schema)
+		delete(c.m, string(old.raw))
+	}
+}
+
+func compile(raw json.RawMessage) (*Schema, error) {
+	raw = slices.Clone(raw) // kept: the caller may reuse its bytes
 	doc, err := decodeOrdered(raw)
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)

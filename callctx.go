@@ -1,0 +1,128 @@
+package tool
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// callCtx is the context a tool runs under: its caller's context, the
+// call's own deadline, and what ReportProgress and paginated tools look up
+// (the call's scope and page). A tool that never waits on its context, the
+// common case of a quick function, never needs the timer, the done channel
+// and the cause a context.WithDeadlineCause would make for every call; so
+// they are made the first time the tool asks for Done, or for a value its
+// caller put in the context (context.Cause asks for one), and Err reads the
+// clock until then. The answers are the same either way.
+type callCtx struct {
+	parent   context.Context
+	deadline time.Time     // zero: the call has no limit of its own
+	cause    *TimeoutError // the cause when the deadline passes
+	scope    *callScope    // nil: nothing to report progress to
+	page     *pageScope    // nil: not a paginated call
+	idleStop func()        // releases the idle limit, if the call has one
+
+	once   sync.Once
+	mu     sync.Mutex
+	real   context.Context // made by materialize
+	cancel context.CancelFunc
+}
+
+func (c *callCtx) Deadline() (time.Time, bool) {
+	d, ok := c.parent.Deadline()
+	if c.deadline.IsZero() || ok && d.Before(c.deadline) {
+		return d, ok
+	}
+	return c.deadline, true
+}
+
+func (c *callCtx) Done() <-chan struct{} { return c.materialize().Done() }
+
+func (c *callCtx) Err() error {
+	if r := c.made(); r != nil {
+		return r.Err()
+	}
+	if err := c.parent.Err(); err != nil {
+		return err
+	}
+	if !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func (c *callCtx) Value(key any) any {
+	switch key.(type) {
+	case scopeKey:
+		if c.scope != nil {
+			return c.scope
+		}
+	case pageKey:
+		if c.page != nil {
+			return c.page
+		}
+	}
+	return c.materialize().Value(key)
+}
+
+// made returns the real context if it was made.
+func (c *callCtx) made() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.real
+}
+
+// materialize makes the real context: a child of the parent with the
+// call's deadline and cause.
+func (c *callCtx) materialize() context.Context {
+	c.once.Do(func() {
+		var real context.Context
+		var cancel context.CancelFunc
+		if c.deadline.IsZero() {
+			real, cancel = context.WithCancel(c.parent)
+		} else {
+			real, cancel = context.WithDeadlineCause(c.parent, c.deadline, c.cause)
+		}
+		c.mu.Lock()
+		c.real, c.cancel = real, cancel
+		c.mu.Unlock()
+	})
+	return c.made()
+}
+
+// stop releases the real context, if it was made: the call is over.
+func (c *callCtx) stop() {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if c.idleStop != nil {
+		c.idleStop()
+	}
+}
+
+// stopCause says why the call must not report success, or nil: its
+// caller's context is done, or its deadline has passed, whether or not a
+// timer has said so yet (under load the timer can fire long after the
+// deadline; the deadline itself decides).
+func (c *callCtx) stopCause() error {
+	if r := c.made(); r != nil && r.Err() != nil {
+		return context.Cause(r)
+	}
+	if c.parent.Err() != nil {
+		return context.Cause(c.parent)
+	}
+	now := time.Now()
+	if !c.deadline.IsZero() && !now.Before(c.deadline) {
+		if d, ok := c.parent.Deadline(); ok && d.Before(c.deadline) && !now.Before(d) {
+			return context.DeadlineExceeded // the caller's deadline came first
+		}
+		return c.cause
+	}
+	if d, ok := c.parent.Deadline(); ok && !now.Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}

@@ -382,3 +382,20 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	assert.Equal(t, map[tool.Status]int{tool.StatusOK: 25, tool.StatusInvalid: 25}, counts)
 }
+
+// A tool that calls runtime.Goexit must not leave later calls without a
+// worker, whichever worker ran it.
+func TestGoexitLeavesTheNextCallsRunning(t *testing.T) {
+	r := newRegistry(t,
+		tool.New(tool.Definition{Name: "exit", Description: "Exits its goroutine."}, func(context.Context, noArgs) (string, error) {
+			runtime.Goexit()
+			return "", nil
+		}),
+		tool.New(tool.Definition{Name: "ok", Description: "Answers."}, func(context.Context, noArgs) (string, error) { return "fine", nil }))
+	for range 50 {
+		assert.Equal(t, tool.StatusPanicked, call(r, "exit", `{}`).Status)
+		res := call(r, "ok", `{}`)
+		require.Equal(t, tool.StatusOK, res.Status)
+		require.Equal(t, "fine", res.Text())
+	}
+}

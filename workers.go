@@ -151,6 +151,12 @@ func dispatch(j *job) {
 
 // loop runs jobs from the slot until none comes for hotSpin.
 func (h *hotWorker) loop(j *job) {
+	// A tool that calls runtime.Goexit ends this goroutine (its job is
+	// settled by the job's own deferred code): let another start.
+	defer func() {
+		h.current.Store(nil)
+		h.state.Store(hotNone)
+	}()
 	for {
 		h.current.Store(j)
 		j.fn()

@@ -75,7 +75,9 @@ type Decision struct {
 
 // Approver decides whether a call may run: usually by asking a person. It
 // should return when ctx is done. An error, a panic, or no answer before
-// the approval timeout all mean the call does not run.
+// the approval timeout all mean the call does not run; the model is told
+// "the approval step failed", or, when the error is (or wraps) a [*Error],
+// its Message and Hint.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
@@ -436,9 +438,17 @@ func (a *approval[C]) failed(ctx, wctx context.Context, name string, err error) 
 		return res
 	case errors.Is(context.Cause(wctx), ErrApprovalTimeout):
 		return deniedResult(name, ErrApprovalTimeout, "no one approved it within "+a.opts.Timeout.String())
-	default:
-		return deniedResult(name, fmt.Errorf("%w: %w", ErrApproverFailed, err), "the approval step failed")
 	}
+	why := "the approval step failed"
+	// An approver that knows what the model should be told says it with a
+	// *Error ("the user's client cannot show approval prompts").
+	if te := (*Error)(nil); errors.As(err, &te) && te != nil && !te.Internal && te.Message != "" {
+		why = text.Bound(te.Message, 1024)
+		if te.Hint != "" {
+			why += " (" + text.Bound(te.Hint, 1024) + ")"
+		}
+	}
+	return deniedResult(name, fmt.Errorf("%w: %w", ErrApproverFailed, err), why)
 }
 
 // run seals the approval to the call and the arguments it saw, and goes

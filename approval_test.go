@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -447,4 +448,16 @@ func TestApprovalHooksStack(t *testing.T) {
 	req := approver.Requests()[0]
 	assert.Equal(t, tool.Destructive, req.Safety, "the inner Classify still applies")
 	assert.Equal(t, "$ make", req.Preview.Title)
+}
+
+func TestAnApproverErrorCanSpeakToTheModel(t *testing.T) {
+	cannot := &tool.Error{Message: "the user's client cannot show approval prompts", Hint: "ask the user to approve in the app"}
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+		return tool.Decision{}, fmt.Errorf("elicitation: %w", cannot)
+	})})
+	res := f.call("1", "write_file", `{"path":"a","content":"x"}`)
+	tooltest.WantStatus(t, res, tool.StatusDenied)
+	assert.Contains(t, res.Text(), "cannot show approval prompts")
+	assert.Contains(t, res.Text(), "approve in the app")
+	assert.ErrorIs(t, res.Err, tool.ErrApproverFailed)
 }

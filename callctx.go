@@ -21,6 +21,7 @@ type callCtx struct {
 	scope    *callScope    // nil: nothing to report progress to
 	page     *pageScope    // nil: not a paginated call
 	idleStop func()        // releases the idle limit, if the call has one
+	info     CallInfo
 
 	once   sync.Once
 	mu     sync.Mutex
@@ -61,6 +62,8 @@ func (c *callCtx) Value(key any) any {
 		if c.page != nil {
 			return c.page
 		}
+	case callInfoKey:
+		return c.info
 	}
 	return c.materialize().Value(key)
 }

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/toolbelt-go/tool/internal/canon"
@@ -73,6 +74,24 @@ type Call[C any] struct {
 	validated   bool
 	prepared    any // the typed tool's decoded arguments (*In)
 	preparedFor any // the tool that decoded them
+}
+
+// CallInfo identifies the call a tool is running for: what a tool that
+// needs no host state may still want to know (to key per-conversation
+// memory by session, to log the call ID).
+type CallInfo struct {
+	ID      string // the provider's tool-call ID
+	Name    string // the tool's name
+	Session string // Request.Session
+}
+
+type callInfoKey struct{}
+
+// CallInfoFrom returns the call the tool running under ctx was called for;
+// false outside a call made through a Registry or Wrap.
+func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
+	c, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return c, ok
 }
 
 // Tool returns the tool being called.

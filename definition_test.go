@@ -140,3 +140,18 @@ func (r *kindRecorder) kinds() []string {
 	defer r.mu.Unlock()
 	return append([]string(nil), r.ev...)
 }
+
+func TestCallInfoFrom(t *testing.T) {
+	var got tool.CallInfo
+	var ok bool
+	r := tool.NewRegistry[struct{}](nil)
+	r.MustAdd(tool.New(tool.Definition{Name: "who", Description: "Says who called."}, func(ctx context.Context, _ struct{}) (string, error) {
+		got, ok = tool.CallInfoFrom(ctx)
+		return "", nil
+	}))
+	r.Call(context.Background(), struct{}{}, tool.Request{ID: "call_7", Name: "who", Session: "conv-1"})
+	require.True(t, ok)
+	assert.Equal(t, tool.CallInfo{ID: "call_7", Name: "who", Session: "conv-1"}, got)
+	_, ok = tool.CallInfoFrom(context.Background())
+	assert.False(t, ok)
+}

@@ -186,7 +186,7 @@ func abandonedResult(cause error, name string, grace time.Duration) *Result {
 // default), a TimeoutError cause, the idle limit when the tool has one,
 // and what ReportProgress and paginated tools reach through it.
 func newCallCtx[C any](parent context.Context, rt *runtimeConfig, call *Call[C]) *callCtx {
-	cc := &callCtx{parent: parent, page: call.page}
+	cc := &callCtx{parent: parent, page: call.page, info: CallInfo{ID: call.ID, Name: call.Name, Session: call.Session}}
 	if limit := rt.limit(call.def); limit > 0 {
 		cc.deadline = time.Now().Add(limit)
 		cc.cause = &TimeoutError{Tool: call.Name, Limit: limit}

@@ -1,0 +1,103 @@
+//go:build unix
+
+package codetools_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+// TestAskForWrites: with the default policy, exactly the writes are asked
+// about, each with what the approver needs to decide.
+func TestAskForWrites(t *testing.T) {
+	p := newProject(t, nil)
+	appr := tooltest.NewApprover(
+		tooltest.AllowOnce(),   // edit_file
+		tooltest.Deny("no"),    // write_file, create
+		tooltest.AllowOnce(),   // write_file, overwrite
+		tooltest.AllowAlways(), // run_shell mkdir a
+		tooltest.AllowOnce(),   // run_shell touch c
+		tooltest.AllowOnce(),   // run_shell rm
+		tooltest.AllowAlways(), // run_shell rm again: ask-always, not remembered
+		tooltest.Deny("no"),    // run_shell cat ../outside/passwd
+	)
+	p.reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(), Approver: appr}))
+
+	// Reads: never asked.
+	for _, c := range []struct{ name, args string }{
+		{"read_file", `{"path":"greet.go"}`},
+		{"read_file", `{"path":"README.md"}`},
+		{"list_dir", `{}`},
+		{"find", `{"pattern":"*.go"}`},
+		{"grep", `{"pattern":"hello"}`},
+		{"run_shell", `{"command":"ls -la && git status 2>/dev/null; cat greet.go | wc -l"}`},
+		{"run_shell", `{"command":"go version"}`},
+	} {
+		ok(t, p.call(t, c.name, c.args))
+	}
+	if n := appr.Asked(); n != 0 {
+		t.Fatalf("reads were asked about: %d requests, the first %+v", n, appr.Requests()[0])
+	}
+
+	ok(t, p.call(t, "edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}))
+	res := p.call(t, "write_file", map[string]any{"path": "new.txt", "content": "x\n"})
+	if res.Status != tool.StatusDenied {
+		t.Fatalf("a denied write: %s", res.Status)
+	}
+	ok(t, p.call(t, "write_file", map[string]any{"path": "README.md", "content": "# new\n", "overwrite": true}))
+	ok(t, p.call(t, "run_shell", `{"command":"mkdir a"}`))
+	ok(t, p.call(t, "run_shell", `{"command":"mkdir b"}`)) // allowed always for mkdir
+	ok(t, p.call(t, "run_shell", `{"command":"touch c"}`)) // another command: asked
+	ok(t, p.call(t, "run_shell", `{"command":"rm -r a"}`))
+	ok(t, p.call(t, "run_shell", `{"command":"rm -r b"}`))
+	if res := p.call(t, "run_shell", `{"command":"cat ../outside/passwd"}`); res.Status != tool.StatusDenied {
+		t.Fatalf("reading outside through the shell: %s %s", res.Status, res.Text())
+	}
+
+	reqs := appr.Requests()
+	if len(reqs) != 8 || appr.Left() != 0 {
+		t.Fatalf("%d requests, %d answers left", len(reqs), appr.Left())
+	}
+	edit := reqs[0]
+	if edit.Tool != "edit_file" || edit.Safety != tool.Mutating || edit.Preview.Title != "Edit greet.go" || len(edit.Preview.Edits) != 1 ||
+		!strings.Contains(edit.Preview.Edits[0].Diff(), "- \treturn \"Hello, \" + name\n+ \treturn \"Hi, \" + name") {
+		t.Errorf("edit request: %+v", edit)
+	}
+	if w := reqs[1]; w.Tool != "write_file" || w.Safety != tool.Mutating || w.Preview.Title != "Create new.txt" || w.Preview.Edits[0].New != "x\n" {
+		t.Errorf("create request: %+v", w)
+	}
+	if w := reqs[2]; w.Safety != tool.Destructive || w.Preview.Title != "Replace README.md" || w.Preview.Edits[0].Old != "# demo\n\nSays hello.\n" {
+		t.Errorf("overwrite request: %+v", w)
+	}
+	if s := reqs[3]; s.Requirement.Mode != tool.RequireScoped || s.Requirement.Scope != "mkdir" || !strings.Contains(s.Preview.Summary, "$ mkdir a") {
+		t.Errorf("mkdir request: %+v", s)
+	}
+	if s := reqs[4]; !strings.Contains(s.Preview.Summary, "touch c") {
+		t.Errorf("the second request is not touch: %+v", s)
+	}
+	for _, s := range reqs[5:7] {
+		if s.Safety != tool.Destructive || s.Requirement.Mode != tool.RequireAskAlways || !strings.Contains(s.Requirement.Reason, "rm may delete data") {
+			t.Errorf("rm request: %+v", s)
+		}
+	}
+	if s := reqs[7]; s.Safety != tool.ReadOnly || s.Requirement.Mode != tool.RequireScoped || !strings.Contains(s.Requirement.Reason, "../outside/passwd") {
+		t.Errorf("outside read request: %+v", s)
+	}
+	if strings.Contains(p.read(t, "README.md"), "demo") {
+		t.Error("the approved overwrite did not happen")
+	}
+}
+
+// TestPreviewOfARefusedEdit: the approver is told when an edit will fail.
+func TestPreviewOfARefusedEdit(t *testing.T) {
+	p := newProject(t, nil)
+	appr := tooltest.NewApprover(tooltest.Deny("no"))
+	p.reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: appr}))
+	p.call(t, "edit_file", map[string]any{"path": "main.go", "old_string": "world", "new_string": "you"})
+	if r := appr.Requests(); len(r) != 1 || !strings.Contains(r[0].Preview.Summary, "This edit will be refused: main.go has not been read") {
+		t.Fatalf("%+v", r)
+	}
+}

@@ -1,0 +1,61 @@
+// Package codetools is a reference set of coding tools for an agent,
+// confined to a workspace: read_file, list_dir, find, grep, edit_file,
+// write_file and run_shell. It is built only on the public API of package
+// tool, so it doubles as an example of tools written to use every part of
+// the pipeline.
+//
+//	ws, err := workspace.Open(repo, nil) // the guard: .git, .env, keys denied
+//	if err != nil { ... }
+//	defer ws.Close()
+//	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+//	reg.MustAdd(codetools.New(ws, nil).Tools()...)
+//	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: askTheUser}))
+//
+// # The tools
+//
+//	tool        class                               what it uses
+//	read_file   ReadOnly                            OutputArgs and CapItems: 500 lines, then pages by offset
+//	list_dir    ReadOnly                            NewPaginated: signed cursors, 100 entries a page
+//	find        ReadOnly                            OutputArgs and CapFiles; .gitignore honoured
+//	grep        ReadOnly                            NewPaginated, 50 matches a page; .gitignore honoured
+//	edit_file   Mutating                            a diff preview (Describe), staleness check
+//	write_file  Mutating; Destructive to overwrite  a diff preview, staleness check
+//	run_shell   per command (see ClassifyCommand)   process.Run, Classify, Require, Describe
+//
+// With [tool.AskForWritesPolicy], the reads run at once and every write is
+// asked about: edits and writes with a diff, commands with their class.
+// run_shell asks every time for a destructive command and for one its check
+// cannot follow; "allow always" for another command covers that command
+// only (its scope is the command's name: "go test", "make"), and a read-only
+// command that names a path outside the workspace or on its deny list, or
+// reads a whole tree (grep -r), is asked about too.
+//
+// Every path goes through the [workspace.Workspace]: refusals come back to
+// the model as tool errors that say what to do instead. run_shell is the
+// exception: a command runs with the workspace root as its directory but
+// is not confined to it; the classification only decides what is asked.
+// Run commands in a container to confine them.
+//
+// # Conversations
+//
+// edit_file and write_file refuse to change a file that the model has not
+// read, or that changed since it last read it (or wrote it): the toolset
+// remembers a hash of what the model last saw of each file, at most
+// [Options.MaxRemembered] files, least recently used out first. That
+// memory belongs to one conversation, so a host with many conversations
+// makes a Toolset for each, over one shared *workspace.Workspace when they
+// work on the same tree, and registers its tools in the conversation's
+// registry; a Toolset costs its tools and its memory, nothing else.
+// [Toolset.Forget] clears the memory when the host drops earlier turns
+// from the conversation.
+//
+// # Output
+//
+// Long results stay small for the model: read_file and find show a first
+// part and say how to page on, list_dir and grep answer a page at a time
+// with a signed cursor, and run_shell keeps the head and tail of a
+// command's output (1 MiB of each stream by default), of which the
+// registry's output cap shows the model one part; give the registry a
+// spill store (RegistryOptions.Spill) and the model reads the rest with
+// read_output.
+package codetools

@@ -1,0 +1,126 @@
+package codetools
+
+import (
+	"os"
+	"time"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/workspace"
+)
+
+// Defaults of [Options].
+const (
+	DefaultShellTimeout   = 2 * time.Minute  // run_shell without timeout_seconds
+	MaxShellTimeout       = 10 * time.Minute // the most timeout_seconds may ask for
+	DefaultMaxShellOutput = 1 << 20          // kept of stdout, and of stderr, per command
+	DefaultMaxRemembered  = 1000             // files whose last-read content is remembered
+	DefaultMaxWalk        = 100_000          // entries find and grep visit per call
+)
+
+// Options configure a [Toolset]. A nil *Options means the defaults.
+type Options struct {
+	// Shell is the program, with its first arguments, that run_shell runs
+	// a command line with; the line is the last argument. Nil means
+	// {"sh", "-c"}.
+	Shell []string
+	// Env is the environment of run_shell's commands. Nil means a small
+	// one taken from the host's: PATH, HOME, USER, LOGNAME, LANG, LC_ALL,
+	// LC_CTYPE, TMPDIR and TZ (and on Windows SYSTEMROOT, COMSPEC,
+	// PATHEXT, TEMP and TMP), plus TERM=dumb and NO_COLOR=1, so that the
+	// tokens and keys in the host's environment do not reach the model's
+	// commands. Pass os.Environ() to give them everything.
+	Env []string
+	// ShellTimeout bounds a command whose call gives no timeout_seconds.
+	// Zero means [DefaultShellTimeout]; the model may ask for up to
+	// [MaxShellTimeout].
+	ShellTimeout time.Duration
+	// MaxShellOutput caps what is kept of a command's stdout, and of its
+	// stderr: the head and the tail, the middle counted. Zero means
+	// [DefaultMaxShellOutput]. The registry's output cap then cuts what
+	// the model sees in one answer; with a spill store, it reads the rest
+	// with read_output.
+	MaxShellOutput int
+	// MaxRemembered bounds how many files the toolset remembers the model
+	// has read, least recently used first out. A file forgotten must be
+	// read again before it is edited. Zero means [DefaultMaxRemembered].
+	MaxRemembered int
+	// MaxWalk bounds the files and directories find and grep visit in
+	// one call. Zero means [DefaultMaxWalk].
+	MaxWalk int
+}
+
+// Toolset is the reference coding tools, bound to one workspace and one
+// conversation: read_file, list_dir, find, grep, edit_file, write_file
+// and run_shell.
+//
+// Its tools remember, per file, what the model last read or wrote, so that
+// edit_file and write_file refuse to change a file that changed since: that
+// memory is the conversation's. A host with many conversations gives each
+// its own Toolset (and registry), over a shared *workspace.Workspace when
+// they work on the same tree; see the package documentation.
+//
+// A Toolset is safe for concurrent use.
+type Toolset struct {
+	ws    *workspace.Workspace
+	opts  Options
+	reads *readLog
+	tools []tool.Definer
+}
+
+// New returns the toolset for ws. The workspace stays the caller's to
+// close, after the toolset's last call.
+func New(ws *workspace.Workspace, opts *Options) *Toolset {
+	ts := &Toolset{ws: ws}
+	if opts != nil {
+		ts.opts = *opts
+	}
+	o := &ts.opts
+	if len(o.Shell) == 0 {
+		o.Shell = []string{"sh", "-c"}
+	}
+	if o.Env == nil {
+		o.Env = minimalEnv()
+	}
+	if o.ShellTimeout <= 0 {
+		o.ShellTimeout = DefaultShellTimeout
+	}
+	o.ShellTimeout = min(o.ShellTimeout, MaxShellTimeout)
+	if o.MaxShellOutput <= 0 {
+		o.MaxShellOutput = DefaultMaxShellOutput
+	}
+	if o.MaxRemembered <= 0 {
+		o.MaxRemembered = DefaultMaxRemembered
+	}
+	if o.MaxWalk <= 0 {
+		o.MaxWalk = DefaultMaxWalk
+	}
+	ts.reads = newReadLog(o.MaxRemembered)
+	ts.tools = []tool.Definer{
+		ts.readFile(), ts.listDir(), ts.find(), ts.grep(), ts.editFile(), ts.writeFile(), ts.runShell(),
+	}
+	return ts
+}
+
+// Tools returns the toolset's tools, for Registry.Add. They need no host
+// state: any registry takes them.
+func (ts *Toolset) Tools() []tool.Definer { return append([]tool.Definer(nil), ts.tools...) }
+
+// Workspace returns the workspace the tools work in.
+func (ts *Toolset) Workspace() *workspace.Workspace { return ts.ws }
+
+// Forget clears the memory of what the model has read, so that every file
+// must be read again before it is changed: for a host that drops earlier
+// turns from the conversation (the model no longer has what it read).
+func (ts *Toolset) Forget() { ts.reads.clear() }
+
+var envKept = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP"}
+
+func minimalEnv() []string {
+	env := []string{"TERM=dumb", "NO_COLOR=1"}
+	for _, k := range envKept {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

@@ -1,0 +1,92 @@
+package codetools_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+// TestConformance runs every tool through tooltest's rules, for real, on a
+// temporary workspace.
+func TestConformance(t *testing.T) {
+	p := newProject(t, nil)
+	tooltest.Conformance(t, tooltest.Suite{ValidArgs: map[string]string{
+		"read_file":  `{"path":"main.go"}`,
+		"list_dir":   `{"path":"."}`,
+		"find":       `{"pattern":"*.go"}`,
+		"grep":       `{"pattern":"hello","context":1}`,
+		"edit_file":  `{"path":"README.md","old_string":"hello","new_string":"hi"}`,
+		"write_file": `{"path":"conformance.txt","content":"x"}`,
+		"run_shell":  `{"command":"echo hi","timeout_seconds":5}`,
+	}}, p.ts.Tools()...)
+}
+
+func TestDefinitionsGolden(t *testing.T) {
+	p := newProject(t, nil)
+	tooltest.GoldenDefinitions(t, p.reg.Definitions(), "testdata/definitions.golden.json")
+}
+
+// TestSafetyClasses checks the classes approval policies read: reads are
+// read-only and run without asking, writes are not.
+func TestSafetyClasses(t *testing.T) {
+	p := newProject(t, nil)
+	want := map[string]tool.Safety{
+		"read_file": tool.ReadOnly, "list_dir": tool.ReadOnly, "find": tool.ReadOnly, "grep": tool.ReadOnly,
+		"edit_file": tool.Mutating, "write_file": tool.Mutating, "run_shell": tool.Mutating,
+	}
+	for _, d := range p.ts.Tools() {
+		def := d.Definition()
+		if got := def.Safety; got != want[def.Name] {
+			t.Errorf("%s: safety %s, want %s", def.Name, got, want[def.Name])
+		}
+	}
+}
+
+func TestForgetAndBoundedMemory(t *testing.T) {
+	p := newProject(t, &codetools.Options{MaxRemembered: 2})
+	for _, f := range []string{"main.go", "greet.go", "README.md"} {
+		ok(t, p.call(t, "read_file", map[string]any{"path": f}))
+	}
+	// main.go was read first and is forgotten: two files are remembered.
+	p.failed(t, p.call(t, "edit_file", map[string]any{"path": "main.go", "old_string": "world", "new_string": "you"}),
+		"main.go has not been read in this conversation")
+	ok(t, p.call(t, "edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}))
+	p.ts.Forget()
+	p.failed(t, p.call(t, "edit_file", map[string]any{"path": "README.md", "old_string": "hello", "new_string": "hi"}),
+		"README.md has not been read")
+}
+
+// TestConversationsAreSeparate: two toolsets on one workspace, as two
+// conversations of one host; what one read does not let the other edit.
+func TestConversationsAreSeparate(t *testing.T) {
+	p := newProject(t, nil)
+	other := codetools.New(p.ts.Workspace(), nil)
+	res := tooltest.Run(t, other.Tools()[0], `{"path":"greet.go"}`)
+	tooltest.WantOK(t, res)
+	p.failed(t, p.call(t, "edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}),
+		"has not been read in this conversation")
+}
+
+// BenchmarkConversationSetup is what a host pays per conversation: a
+// Toolset over a shared workspace, and a registry with its tools.
+func BenchmarkConversationSetup(b *testing.B) {
+	p := newProject(b, nil)
+	b.Run("toolset", func(b *testing.B) {
+		for b.Loop() {
+			if ts := codetools.New(p.ts.Workspace(), nil); len(ts.Tools()) != 7 {
+				b.Fatal(fmt.Sprint(len(ts.Tools())))
+			}
+		}
+	})
+	b.Run("toolset+registry", func(b *testing.B) {
+		for b.Loop() {
+			reg := tool.NewRegistry[struct{}](nil)
+			if err := reg.Add(codetools.New(p.ts.Workspace(), nil).Tools()...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

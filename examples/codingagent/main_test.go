@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	require.NoError(t, run(context.Background(), dir, strings.NewReader(""), &out, true))
+	got := out.String()
+
+	// The read-only command ran without a question; the tests ran twice,
+	// failing, then passing, each after approval.
+	assert.Contains(t, got, "→ run_shell {\"command\":\"wc -l *.go\"}\n  ← ok\n")
+	assert.Contains(t, got, "Count(\"  spaced   out  \") = 8, want 2")
+	assert.Regexp(t, `Exit code 0, after [^\n]+\n    --- stdout\n    ok  \texample.com/wordcount`, got)
+	assert.Equal(t, 2, strings.Count(got, "approval: Run a command in the workspace"), got)
+	// The fix was shown as a diff before it was made.
+	assert.Contains(t, got, "   │ - \treturn len(strings.Split(s, \" \"))\n   │ + \treturn len(strings.Fields(s))\n")
+	// The refusals.
+	assert.Contains(t, got, "Error: path escapes the workspace: \"../../etc/passwd\"")
+	assert.Contains(t, got, "Error: path is protected: \".env\"")
+	assert.NotContains(t, got, "not-for-the-model")
+	assert.Contains(t, got, "Error: README.md changed since you last read it")
+
+	b, err := os.ReadFile(filepath.Join(dir, "wordcount.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "len(strings.Fields(s))")
+	b, err = os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "# wordcount\n\nCounts the words of a text: runs of letters between spaces.\n\nMaintained by the docs team.\n", string(b))
+}
+
+// TestDeniedEdit: answering no leaves the file as it was, and the model is
+// told.
+func TestDeniedEdit(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	steps := []step{script[3], script[6]} // read wordcount.go, then fix it
+	require.Equal(t, "edit_file", steps[1].tool)
+	require.NoError(t, play(context.Background(), dir, steps, strings.NewReader("n\n"), &out, false))
+	assert.Contains(t, out.String(), "allow? [y]es / [n]o / [a]lways: ")
+	assert.Contains(t, out.String(), "  ← denied\n    The call to edit_file was not allowed to run: the user said: not now.")
+	b, err := os.ReadFile(filepath.Join(dir, "wordcount.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `strings.Split(s, " ")`)
+}

@@ -1,0 +1,163 @@
+package workspace
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPatternsMatch(t *testing.T) {
+	cases := []struct {
+		patterns string
+		name     string
+		isDir    bool
+		want     bool
+	}{
+		// A name without a slash matches the base name at any depth.
+		{"*.pem", "a.pem", false, true},
+		{"*.pem", "keys/deep/b.pem", false, true},
+		{"*.pem", "a.pem.txt", false, false},
+		{".env", ".env", false, true},
+		{".env", "sub/.env", false, true},
+		{".env", "sub/.envrc", false, false},
+		// A slash anchors.
+		{"/build", "build", true, true},
+		{"/build", "sub/build", true, false},
+		{"docs/*.md", "docs/a.md", false, true},
+		{"docs/*.md", "docs/x/a.md", false, false},
+		{"docs/*.md", "x/docs/a.md", false, false},
+		// A trailing slash matches directories only.
+		{"out/", "out", true, true},
+		{"out/", "out", false, false},
+		{"out/", "a/out", true, true},
+		// **.
+		{"**/vendor", "vendor", true, true},
+		{"**/vendor", "a/b/vendor", true, true},
+		{"a/**/b", "a/b", false, true},
+		{"a/**/b", "a/x/y/b", false, true},
+		{"a/**/b", "a/x/y/c", false, false},
+		{"a/**", "a", true, false},
+		{"a/**", "a/x", false, true},
+		{"a/**", "a/x/y", false, true},
+		{"**", "anything/at/all", false, true},
+		// Negation: the last match decides.
+		{"*.log\n!keep.log", "x.log", false, true},
+		{"*.log\n!keep.log", "keep.log", false, false},
+		{"!keep.log\n*.log", "keep.log", false, true},
+		// Comments, blanks, escapes, trailing spaces.
+		{"# comment\n\n*.tmp   ", "a.tmp", false, true},
+		{`\#hash`, "#hash", false, true},
+		{`\!bang`, "!bang", false, true},
+		{"# *.go", "a.go", false, false},
+		// Classes and ?.
+		{"file?.[ch]", "file1.c", false, true},
+		{"file?.[ch]", "file12.c", false, false},
+		{"/", "x", false, false},
+	}
+	for _, c := range cases {
+		p, err := ParsePatterns(c.patterns)
+		if err != nil {
+			t.Fatalf("%q: %v", c.patterns, err)
+		}
+		if got, _ := p.Match(c.name, c.isDir); got != c.want {
+			t.Errorf("patterns %q, name %q (dir %v): matched = %v, want %v", c.patterns, c.name, c.isDir, got, c.want)
+		}
+	}
+}
+
+func TestPatternsDecided(t *testing.T) {
+	p, _ := ParsePatterns("!keep.log")
+	m, decided := p.Match("keep.log", false)
+	if m || !decided {
+		t.Fatalf("a negated pattern that matches decides: matched %v decided %v", m, decided)
+	}
+	if _, decided := p.Match("other", false); decided {
+		t.Fatal("no pattern matched, yet decided")
+	}
+}
+
+func TestPatternsFold(t *testing.T) {
+	p, err := parsePatterns(true, []string{".env", "Secrets/", "*.PEM", "café"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".ENV", "x/.Env", "key.pem", "KEY.Pem", "cafe\u0301"} {
+		if m, _ := p.Match(name, false); !m {
+			t.Errorf("%q is not matched with case and normalization folded", name)
+		}
+	}
+	if !p.matchTree("secrets/inner.txt", false) {
+		t.Error("a file under a matched directory is not matched by matchTree")
+	}
+	if p.matchTree("other/inner.txt", false) {
+		t.Error("matchTree matched an unrelated path")
+	}
+}
+
+func TestParsePatternsErrors(t *testing.T) {
+	p, err := ParsePatterns("good.txt\n[unclosed\n" + strings.Repeat("a", 5000) + "\n\xff")
+	if err == nil {
+		t.Fatal("no error for invalid lines")
+	}
+	for _, want := range []string{`"[unclosed"`, "longer than 4096 bytes", "not valid UTF-8"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+	if p.Len() != 1 {
+		t.Fatalf("the valid line was not kept: %d patterns", p.Len())
+	}
+	if m, _ := p.Match("good.txt", false); !m {
+		t.Fatal("the valid pattern does not match")
+	}
+}
+
+// TestPatternsLinear checks that many ** against a deep path stay fast: a
+// backtracking matcher would take exponential time here.
+func TestPatternsLinear(t *testing.T) {
+	pat := strings.Repeat("**/a/", 200) + "b"
+	p, err := ParsePatterns(pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("a/", 1000) + "c"
+	start := time.Now()
+	if m, _ := p.Match(name, false); m {
+		t.Fatal("matched")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("matching took %v", d)
+	}
+}
+
+func FuzzPatterns(f *testing.F) {
+	for _, s := range []string{"*.pem", "a/**/b", "!x", "**", "/a/", `\#x`, "[a-", "a/**/**/b/**", "*?[!a]"} {
+		f.Add(s, "a/b/c.pem", false)
+	}
+	f.Fuzz(func(t *testing.T, patterns, name string, isDir bool) {
+		if len(patterns) > 1<<12 || len(name) > 1<<12 {
+			return
+		}
+		p, _ := ParsePatterns(patterns)
+		m1, d1 := p.Match(name, isDir)
+		m2, d2 := p.Match(name, isDir)
+		if m1 != m2 || d1 != d2 {
+			t.Fatal("Match is not deterministic")
+		}
+		if m1 && !d1 {
+			t.Fatal("matched without a deciding pattern")
+		}
+		// A pattern list extended by "**" matches every non-empty name that
+		// is not "."; one extended by "!**" matches none.
+		if name != "" && name != "." && !strings.Contains(name, "//") && !strings.HasPrefix(name, "/") && !strings.HasSuffix(name, "/") {
+			all, _ := ParsePatterns(patterns, "**")
+			if m, _ := all.Match(name, isDir); !m {
+				t.Fatalf("** does not match %q", name)
+			}
+			none, _ := ParsePatterns(patterns, "!**")
+			if m, _ := none.Match(name, isDir); m {
+				t.Fatalf("!** still matches %q", name)
+			}
+		}
+	})
+}

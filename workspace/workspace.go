@@ -1,0 +1,357 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultMaxReadBytes caps a file read: larger than any source file
+	// a model should read whole, small enough to hold in memory per call.
+	DefaultMaxReadBytes = 8 << 20
+	// DefaultMaxWriteBytes caps a file written.
+	DefaultMaxWriteBytes = 8 << 20
+	// DefaultMaxDirEntries caps the entries of one directory listed.
+	DefaultMaxDirEntries = 100_000
+)
+
+// DefaultDeny is the deny list used when [Options.Deny] is nil: version
+// control internals, environment files, private keys and credentials.
+// Names of private keys are matched by their usual prefixes (id_rsa…,
+// id_ed25519…) rather than by id_*, which would hide source files such as
+// id_test.go.
+var DefaultDeny = []string{
+	".git", ".hg", ".svn",
+	".env", ".env.*", ".envrc",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".ssh/", ".gnupg/", ".aws/", ".azure/", ".kube/", ".docker/config.json",
+	".netrc", ".npmrc", ".pypirc", ".git-credentials",
+}
+
+// Options configure a [Workspace]. A nil *Options means the defaults.
+type Options struct {
+	// Deny lists the paths tools may neither read nor write nor see in a
+	// listing, as patterns in .gitignore syntax (see [Patterns]), matched
+	// relative to each root. A directory that matches denies everything
+	// under it. Matching ignores case and Unicode normalization, and the
+	// trailing dots and spaces Windows drops, so that ".ENV" and ".env."
+	// are denied with ".env" on the systems that would open the same file.
+	// Nil means [DefaultDeny]; an empty, non-nil slice denies nothing.
+	Deny []string
+	// ReadOnly lists the paths tools may read but not write (vendor/,
+	// go.sum, a generated tree), as patterns matched like Deny's.
+	ReadOnly []string
+	// WriteRoots are directories outside the workspace root that tools may
+	// also read and write (a scratch or build-output directory). The
+	// model addresses them by absolute path, so the host must tell it
+	// where they are. Deny and ReadOnly apply inside each, relative to it.
+	WriteRoots []string
+	// MaxReadBytes caps a file read. Zero means [DefaultMaxReadBytes].
+	MaxReadBytes int64
+	// MaxWriteBytes caps a file written. Zero means
+	// [DefaultMaxWriteBytes].
+	MaxWriteBytes int64
+	// MaxDirEntries caps the entries of one directory that is listed or
+	// walked. Zero means [DefaultMaxDirEntries].
+	MaxDirEntries int
+}
+
+// Workspace confines file access to a directory tree: every path it is
+// given is resolved inside its root (or one of its extra write roots) or
+// refused, and every refusal is a *tool.Error written for the model. See
+// the package documentation for the rules.
+//
+// A Workspace is safe for concurrent use; it holds the roots open until
+// Close.
+type Workspace struct {
+	roots      []*root // the workspace root first, then the write roots
+	deny       *Patterns
+	readOnly   *Patterns
+	maxRead    int64
+	maxWrite   int64
+	maxEntries int
+	windows    bool
+	noSync     bool // tests: skip fsync, which only durability needs
+}
+
+type root struct {
+	os    *os.Root
+	dir   string // absolute, as the host gave it
+	real  string // dir with its symbolic links resolved
+	extra bool   // a write root, addressed by absolute path
+}
+
+// Open returns a workspace rooted at dir, which must be an existing
+// directory. The error, for the host, says what is wrong with the
+// directory or the options.
+func Open(dir string, opts *Options) (*Workspace, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	w := &Workspace{
+		maxRead:    opts.MaxReadBytes,
+		maxWrite:   opts.MaxWriteBytes,
+		maxEntries: opts.MaxDirEntries,
+		windows:    runtime.GOOS == "windows",
+	}
+	if w.maxRead <= 0 {
+		w.maxRead = DefaultMaxReadBytes
+	}
+	if w.maxWrite <= 0 {
+		w.maxWrite = DefaultMaxWriteBytes
+	}
+	if w.maxEntries <= 0 {
+		w.maxEntries = DefaultMaxDirEntries
+	}
+	deny := opts.Deny
+	if deny == nil {
+		deny = DefaultDeny
+	}
+	var errs []error
+	var err error
+	if w.deny, err = parsePatterns(true, deny); err != nil {
+		errs = append(errs, fmt.Errorf("option Deny: %w", err))
+	}
+	if w.readOnly, err = parsePatterns(true, opts.ReadOnly); err != nil {
+		errs = append(errs, fmt.Errorf("option ReadOnly: %w", err))
+	}
+	main, err := openRoot(dir, false)
+	if err != nil {
+		errs = append(errs, err)
+	} else {
+		w.roots = append(w.roots, main)
+	}
+	for _, d := range opts.WriteRoots {
+		if !filepath.IsAbs(d) {
+			errs = append(errs, fmt.Errorf("workspace: write root %q is not an absolute path", d))
+			continue
+		}
+		r, err := openRoot(d, true)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		w.roots = append(w.roots, r)
+	}
+	if len(errs) > 0 {
+		w.Close()
+		return nil, errors.Join(errs...)
+	}
+	return w, nil
+}
+
+func openRoot(dir string, extra bool) (*root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	return &root{os: r, dir: filepath.Clean(abs), real: real, extra: extra}, nil
+}
+
+// Close releases the roots. Operations after Close fail.
+func (w *Workspace) Close() error {
+	var errs []error
+	for _, r := range w.roots {
+		errs = append(errs, r.os.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Dir returns the workspace root's absolute path on the host. It is for
+// the host: the model works with paths relative to the root.
+func (w *Workspace) Dir() string { return w.roots[0].dir }
+
+// MaxReadBytes returns the largest file the workspace reads.
+func (w *Workspace) MaxReadBytes() int64 { return w.maxRead }
+
+// Check applies the rules that need no file-system access to name, for
+// the access a: the path must be valid, lie inside a root, not be denied
+// and, for Write, not be read-only. It returns the path in the form the
+// model is shown (relative to the workspace root, "." for the root
+// itself), or the refusal. The operations apply the same rules and more
+// (symbolic links, special files, sizes), so Check is for deciding before
+// acting, as an approval policy does.
+func (w *Workspace) Check(name string, a Access) (string, error) {
+	op := "read"
+	if a == Write {
+		op = "write"
+	}
+	t, err := w.locate(op, name, a)
+	if err != nil {
+		return "", err
+	}
+	return t.r.shown(t.rel), nil
+}
+
+// locate applies the lexical rules, the deny list and, for writes, the
+// read-only list.
+func (w *Workspace) locate(op, name string, a Access) (target, error) {
+	clean, abs, why := lexical(name, w.windows)
+	if why != "" {
+		return target{}, invalidPath(op, name, why)
+	}
+	var t target
+	if abs {
+		native := filepath.Clean(filepath.FromSlash(clean))
+		found := false
+		for _, r := range w.roots {
+			rel, ok := within(r.dir, native)
+			if !ok {
+				rel, ok = within(r.real, native)
+			}
+			if ok {
+				t, found = target{r: r, rel: path.Clean(rel)}, true
+				break
+			}
+		}
+		if !found {
+			return target{}, escapes(op, name, "")
+		}
+		if why := checkNames(t.rel, w.windows); why != "" {
+			return target{}, invalidPath(op, name, why)
+		}
+	} else {
+		if clean == ".." || strings.HasPrefix(clean, "../") {
+			return target{}, escapes(op, name, "")
+		}
+		t = target{r: w.roots[0], rel: clean}
+	}
+	if err := w.allowed(op, name, t.rel, true, a); err != nil {
+		return target{}, err
+	}
+	return t, nil
+}
+
+// allowed applies the deny list, and the read-only list for writes, to a
+// clean relative path. isDir says whether the last name may be a
+// directory (when unknown, it is checked as one too: directory-only
+// patterns then refuse a file of that name, which errs on the safe side).
+func (w *Workspace) allowed(op, name, rel string, isDir bool, a Access) error {
+	n := denyNames(rel)
+	if w.deny.matchTree(n, isDir) || (isDir && matchFile(w.deny, n)) {
+		return refusal(op, name, ErrDenied,
+			fmt.Sprintf("path is protected: %q is on the workspace's deny list, so tools can neither read nor write it", name),
+			"do not try to reach it another way; if you need what it holds, ask the user", nil)
+	}
+	if a == Write {
+		if w.readOnly.matchTree(n, isDir) || (isDir && matchFile(w.readOnly, n)) {
+			return refusal(op, name, ErrReadOnly,
+				fmt.Sprintf("path is read-only: the workspace lets tools read %q but not change it", name),
+				"leave it as it is, or ask the user to change it", nil)
+		}
+	}
+	return nil
+}
+
+// matchFile checks the last name as a file too, for callers that do not
+// know its type.
+func matchFile(p *Patterns, n string) bool {
+	if n == "." {
+		return false
+	}
+	m, _ := p.Match(n, false)
+	return m
+}
+
+// maxLinks bounds the symbolic links followed for one path, as the
+// operating systems do (40 on Linux).
+const maxLinks = 40
+
+// follow resolves the symbolic links in t.rel one name at a time, inside
+// t's root, and returns a path to the same file with no link left in it,
+// with the file's information (nil when it does not exist). A link that
+// is absolute or leads outside the root is refused, as os.Root refuses it;
+// a path or a link target on the deny list is refused, so a link cannot
+// reach what its target's name would not.
+func (w *Workspace) follow(op, name string, t target) (string, fs.FileInfo, error) {
+	if t.rel == "." {
+		fi, err := t.r.os.Lstat(".")
+		if err != nil {
+			return "", nil, osError(op, name, err)
+		}
+		return ".", fi, nil
+	}
+	todo := strings.Split(t.rel, "/")
+	var done []string
+	var fi fs.FileInfo
+	links := 0
+	for len(todo) > 0 {
+		seg := todo[0]
+		todo = todo[1:]
+		cand := path.Join(append(done, seg)...)
+		info, err := t.r.os.Lstat(filepath.FromSlash(cand))
+		if errors.Is(err, fs.ErrNotExist) {
+			rest := path.Join(append([]string{cand}, todo...)...)
+			return rest, nil, w.allowed(op, name, rest, true, Read)
+		}
+		if err != nil {
+			return "", nil, osError(op, name, err)
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, seg)
+			fi = info
+			if len(todo) > 0 && !info.IsDir() {
+				return "", nil, notDir(op, name)
+			}
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", nil, refusal(op, name, ErrInvalidPath, fmt.Sprintf("too many levels of symbolic links in %q", name),
+				"the links form a loop or a chain too long to follow", nil)
+		}
+		dest, err := t.r.os.Readlink(filepath.FromSlash(cand))
+		if err != nil {
+			return "", nil, osError(op, name, err)
+		}
+		if dest == "" || filepath.IsAbs(dest) || filepath.VolumeName(dest) != "" || strings.HasPrefix(filepath.ToSlash(dest), "/") {
+			return "", nil, refusal(op, name, ErrOutside, fmt.Sprintf("path escapes the workspace through a symbolic link: %q", name),
+				"the link is absolute, and absolute links are never followed; use the path it points to, relative to the workspace root", nil)
+		}
+		next := path.Clean(path.Join(path.Join(done...), filepath.ToSlash(dest)))
+		if next == ".." || strings.HasPrefix(next, "../") {
+			return "", nil, refusal(op, name, ErrOutside, fmt.Sprintf("path escapes the workspace through a symbolic link: %q", name),
+				"the link points outside the workspace; use a path inside it", nil)
+		}
+		if err := w.allowed(op, name, next, true, Read); err != nil {
+			return "", nil, err
+		}
+		done = nil
+		if next != "." {
+			todo = append(strings.Split(next, "/"), todo...)
+		}
+	}
+	real := path.Join(done...)
+	if real == "" { // the path led back to the root through links
+		real = "."
+		var err error
+		if fi, err = t.r.os.Lstat("."); err != nil {
+			return "", nil, osError(op, name, err)
+		}
+	}
+	if real != t.rel {
+		if err := w.allowed(op, name, real, fi.IsDir(), Read); err != nil {
+			return "", nil, err
+		}
+	}
+	return real, fi, nil
+}
+
+func notDir(op, name string) error {
+	return refusal(op, name, ErrNotRegular, fmt.Sprintf("a name on the way to %q is a file, not a directory", name), "", nil)
+}

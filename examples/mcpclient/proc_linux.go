@@ -1,0 +1,16 @@
+package main
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// ownGroup starts the server in a process group of its own, so that
+// killGroup reaches whatever it starts, and has the kernel kill it if this
+// program dies without cleaning up.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// killGroup kills what is left of the server's process group.
+func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }

@@ -1,0 +1,79 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// ErrCannotAsk is the host-side cause (under [tool.ErrApproverFailed]) of
+// a call that needed approval when the MCP client could not ask its user:
+// it does not support elicitation, the transport cannot carry a request
+// from the server (stateless HTTP), or the elicitation failed. The call
+// does not run; the model is told why.
+var ErrCannotAsk = errors.New("mcp: the client cannot ask its user for approval")
+
+// ApproverOptions configure [Approver].
+type ApproverOptions struct {
+	// Fallback answers calls that did not come through [AddTools] (the
+	// same registry used by a local agent loop). Nil denies them.
+	Fallback tool.Approver
+}
+
+// Approver returns a [tool.Approver] that asks the MCP client's user,
+// for use in the registry's approval middleware:
+//
+//	reg.Use(tool.Approval(tool.ApprovalOptions[State]{Approver: toolmcp.Approver(nil)}))
+//
+// How it asks depends on the protocol version the client speaks. Before
+// 2026-07-28 it sends an elicitation during the call (a form: allow once,
+// allow always, deny, and an optional reason) and waits for the answer,
+// within the approval timeout. From 2026-07-28 on a server may not send
+// requests of its own during a call, so it defers ([tool.DecisionDefer]):
+// the tools/call result carries the same form as an input request and
+// the call's signed state as requestState, and the client's retry with
+// the answer resumes the call, on any replica that shares the registry's
+// keyring (see [AddTools]).
+//
+// It fails closed: a client without the elicitation capability, a
+// transport that cannot carry the question, an error, a decline, a
+// dismissed form and an answer that is not one of the choices all mean
+// the call does not run, and the model is told which.
+func Approver(opts *ApproverOptions) tool.Approver {
+	a := &approver{}
+	if opts != nil {
+		a.fallback = opts.Fallback
+	}
+	return a
+}
+
+type approver struct {
+	fallback tool.Approver
+}
+
+func (a *approver) Approve(ctx context.Context, ar tool.ApprovalRequest) (tool.Decision, error) {
+	req, ok := RequestFromContext(ctx)
+	if !ok || req.Session == nil {
+		if a.fallback != nil {
+			return a.fallback.Approve(ctx, ar)
+		}
+		return tool.Decision{Kind: tool.DecisionDeny, Reason: "the call did not come from an MCP client that could be asked"}, nil
+	}
+	if multiRoundTrip(req) {
+		// SEP-2322: ask only for input the client declared it can give.
+		if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
+			return tool.Decision{}, fmt.Errorf("%w: it did not declare the elicitation capability", ErrCannotAsk)
+		}
+		return tool.Decision{Kind: tool.DecisionDefer}, nil
+	}
+	res, err := req.Session.Elicit(ctx, approvalForm(ar))
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Decision{}, context.Cause(ctx) // the wait ended: the core says why
+		}
+		return tool.Decision{}, fmt.Errorf("%w: %w", ErrCannotAsk, err)
+	}
+	return decisionFrom(res), nil
+}

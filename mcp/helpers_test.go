@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolbelt-go/tool"
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// The protocol versions the tests run at: the newest before multi
+// round-trip requests, and the first with them.
+const (
+	legacyProtocol = "2025-11-25"
+	mrtrProtocol   = "2026-07-28"
+)
+
+var protocols = []string{legacyProtocol, mrtrProtocol}
+
+// serve starts an SDK server with reg's tools and returns the server, for
+// connect.
+func serve[C any](t *testing.T, reg *tool.Registry[C], opts *Options[C]) *sdk.Server {
+	t.Helper()
+	server := sdk.NewServer(&sdk.Implementation{Name: "toolbelt-test", Version: "v0.0.1"}, nil)
+	t.Cleanup(AddTools(server, reg, opts))
+	return server
+}
+
+// connect connects a client with copts to server over in-memory pipes at
+// the given protocol version, and closes both ends when the test ends.
+func connect(t *testing.T, server *sdk.Server, copts *sdk.ClientOptions, protocol string) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := NewClient(&sdk.Implementation{Name: "test-client", Version: "v0.0.1"}, copts).
+		Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	})
+	return cs
+}
+
+// call calls a tool and fails the test on a protocol error.
+func call(t *testing.T, cs *sdk.ClientSession, name, args string) *sdk.CallToolResult {
+	t.Helper()
+	res, err := callErr(cs, name, args)
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+func callErr(cs *sdk.ClientSession, name, args string) (*sdk.CallToolResult, error) {
+	p := &sdk.CallToolParams{Name: name}
+	if args != "" {
+		p.Arguments = rawArgs(args)
+	}
+	return cs.CallTool(context.Background(), p)
+}
+
+type rawArgs string
+
+func (r rawArgs) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// text joins the text blocks of an MCP result.
+func text(res *sdk.CallToolResult) string {
+	var s string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			if s != "" {
+				s += "\n"
+			}
+			s += tc.Text
+		}
+	}
+	return s
+}
+
+// finished records the last result of each tool, from the registry's
+// observer: the host view the MCP client never sees.
+type finished struct {
+	mu   sync.Mutex
+	last map[string]*tool.Result
+}
+
+func (f *finished) Observe(e tool.Event) {
+	if e.Kind != tool.EventFinished {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.last == nil {
+		f.last = map[string]*tool.Result{}
+	}
+	f.last[e.Tool] = e.Result
+}
+
+func (f *finished) result(name string) *tool.Result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last[name]
+}
+
+// writeGolden compares got with the golden file, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s does not exist; run go test -run %s -update", path, t.Name())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs (go test -run %s -update rewrites it)\ngot:\n%s\nwant:\n%s", path, t.Name(), got, want)
+	}
+}

@@ -1,0 +1,286 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolbelt-go/tool"
+)
+
+// Options configure [AddTools]. A nil *Options means the defaults.
+type Options[C any] struct {
+	// State gives the per-call state C of each tools/call, from the request:
+	// its session (req.Session), the client's auth info (req.Extra.TokenInfo),
+	// HTTP headers (req.Extra.Header). An error is returned to the client as
+	// a protocol error and the call does not run; return a *jsonrpc.Error to
+	// choose its code. Nil means the zero C.
+	State func(ctx context.Context, req *sdk.CallToolRequest) (C, error)
+	// Session names the conversation a call belongs to ([tool.Request.Session]):
+	// page cursors, read_output cursors, "allow always" answers and
+	// resumable approvals are bound to it. Nil means the MCP session ID
+	// (req.Session.ID()), which stdio and stateless HTTP do not have: their
+	// calls share the empty session, so cursors and approval states still
+	// work (each is a bearer token the client was given) but nothing is
+	// remembered as "allow always". A host that authenticates its clients
+	// should name the user here (from req.Extra.TokenInfo) so that nothing
+	// one user was given works for another.
+	Session func(req *sdk.CallToolRequest) string
+}
+
+// AddTools adds every visible tool of reg to server, and keeps adding the
+// tools added to reg later (the SDK sends notifications/tools/list_changed
+// for each). The server stays the caller's: add resources, prompts and
+// other tools to it with the SDK as usual, and serve it over any transport.
+// Hidden tools are not listed, and can be called.
+//
+// What a client sees of each tool is its [tool.Definition]: name, title,
+// description, inputSchema, outputSchema, and annotations from its safety
+// class (readOnlyHint, destructiveHint, idempotentHint, openWorldHint).
+//
+// Every tools/call goes through [tool.Registry.Call], so the registry's
+// preflight is the only validation (the SDK's raw handler does none), and
+// its middlewares, deadlines, output caps and events apply:
+//
+//   - the model view becomes the CallToolResult: content blocks of every
+//     kind, structuredContent, isError (a retry hint for invalid arguments
+//     is an isError result the model can act on);
+//   - [tool.ReportProgress] becomes notifications/progress when the client
+//     sent a progress token, and [tool.ReportPartial] a log message
+//     (notifications/message, sent when the client set a log level);
+//   - a notifications/cancelled from the client cancels the call's context
+//     with [ErrCancelledByClient] as its cause;
+//   - a call the approval middleware deferred ([tool.DecisionDefer], as
+//     [Approver] does for clients on protocol 2026-07-28) ends as an
+//     input-required result whose requestState is the call's signed
+//     state, and the client's retry carrying the answer resumes it; a
+//     requestState that is altered, expired, replayed or for another call
+//     is a protocol error (invalid params), and nothing runs.
+//
+// The returned function stops following reg and removes the tools from
+// server. AddTools is safe to call while server is serving.
+func AddTools[C any](server *sdk.Server, reg *tool.Registry[C], opts *Options[C]) (remove func()) {
+	s := &served[C]{server: server, reg: reg, added: map[string]bool{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	server.AddReceivingMiddleware(s.middleware)
+	s.cancelWatch = reg.OnChange(s.sync)
+	s.sync()
+	return s.remove
+}
+
+// served is one registry served on one SDK server.
+type served[C any] struct {
+	server *sdk.Server
+	reg    *tool.Registry[C]
+	opts   Options[C]
+
+	cancelWatch func()
+
+	mu      sync.Mutex
+	added   map[string]bool // tool names added to the server; true for hidden ones
+	stopped bool
+}
+
+// sync adds to the server the registry's visible tools it does not have
+// yet. Registries only grow, and a name is never registered twice, so
+// adding what is new is the whole of keeping up.
+func (s *served[C]) sync() {
+	defs := s.reg.Definitions()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	for _, d := range defs {
+		if _, ok := s.added[d.Name]; !ok {
+			s.added[d.Name] = false
+			s.server.AddTool(sdkTool(d), s.handle)
+		}
+	}
+}
+
+// addHidden adds a hidden tool to the server the first time a client
+// calls it, so that the SDK dispatches the call (and treats an
+// input-required result as it does for any tool); the list filter keeps
+// it out of tools/list. It reports whether name is a tool of the
+// registry.
+func (s *served[C]) addHidden(name string) bool {
+	t, ok := s.reg.Lookup(name)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return false
+	}
+	if _, ok := s.added[name]; !ok {
+		// A visible tool called between its Add and the sync that follows
+		// lands here too; it stays listed.
+		d := t.Definition()
+		s.added[name] = d.Hidden
+		s.server.AddTool(sdkTool(d), s.handle)
+	}
+	return true
+}
+
+func (s *served[C]) remove() {
+	s.cancelWatch()
+	s.mu.Lock()
+	s.stopped = true
+	names := make([]string, 0, len(s.added))
+	for n := range s.added {
+		names = append(names, n)
+	}
+	clear(s.added)
+	s.mu.Unlock()
+	s.server.RemoveTools(names...)
+}
+
+func (s *served[C]) hidden(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.added[name]
+}
+
+// middleware keeps hidden tools out of tools/list and adds one to the
+// server when a client calls it by name.
+func (s *served[C]) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/call":
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil {
+				s.mu.Lock()
+				_, known := s.added[p.Name]
+				s.mu.Unlock()
+				if !known {
+					s.addHidden(p.Name)
+				}
+			}
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*sdk.ListToolsResult); ok && err == nil {
+				kept := lr.Tools[:0:0]
+				for _, t := range lr.Tools {
+					if !s.hidden(t.Name) {
+						kept = append(kept, t)
+					}
+				}
+				lr.Tools = kept
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sdkTool is what a client sees of a tool: the definition's MCP form.
+func sdkTool(d tool.Definition) *sdk.Tool {
+	t := &sdk.Tool{
+		Name:        d.Name,
+		Title:       d.Title,
+		Description: d.Description,
+		InputSchema: json.RawMessage(d.InputSchema),
+	}
+	if len(d.OutputSchema) > 0 {
+		t.OutputSchema = json.RawMessage(d.OutputSchema)
+	}
+	if a := d.Annotations(); a != (tool.Annotations{}) {
+		t.Annotations = &sdk.ToolAnnotations{
+			Title:           a.Title,
+			ReadOnlyHint:    a.ReadOnly != nil && *a.ReadOnly,
+			DestructiveHint: a.Destructive,
+			IdempotentHint:  a.Idempotent != nil && *a.Idempotent,
+			OpenWorldHint:   a.OpenWorld,
+		}
+		// The SDK always writes idempotentHint, which MCP reads only for
+		// tools that are not read-only; a read is idempotent, so say so
+		// rather than write false.
+		if t.Annotations.ReadOnlyHint {
+			t.Annotations.IdempotentHint = true
+		}
+	}
+	return t
+}
+
+// handle serves one tools/call through the registry.
+func (s *served[C]) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var state C
+	if s.opts.State != nil {
+		var err error
+		if state, err = s.opts.State(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	p := req.Params
+	treq := tool.Request{
+		ID:       newCallID(),
+		Name:     p.Name,
+		Args:     p.Arguments,
+		Session:  s.session(req),
+		Observer: newNotifier(ctx, req),
+	}
+	if p.RequestState != "" {
+		// A retry without the answer is asked again (a new input request)
+		// rather than denied: SEP-2322 has the server re-request missing
+		// input, and the unanswered state is simply never used.
+		if ans, ok := p.InputResponses[approvalInput].(*sdk.ElicitResult); ok {
+			treq.Approval = &tool.ApprovalAnswer{State: p.RequestState, Decision: decisionFrom(ans)}
+		}
+	}
+	callCtx, done := detach(ctx)
+	defer done()
+	res := s.reg.Call(withRequest(callCtx, req), state, treq)
+	return toCallToolResult(req, res)
+}
+
+func (s *served[C]) session(req *sdk.CallToolRequest) string {
+	if s.opts.Session != nil {
+		return s.opts.Session(req)
+	}
+	if req.Session != nil {
+		return req.Session.ID()
+	}
+	return ""
+}
+
+// toCallToolResult maps a registry result to the MCP result.
+func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result) (*sdk.CallToolResult, error) {
+	switch {
+	case res.Status == tool.StatusAwaitingApproval && res.Pending != nil && multiRoundTrip(req):
+		return &sdk.CallToolResult{
+			InputRequests: sdk.InputRequestMap{approvalInput: approvalForm(res.Pending.Request)},
+			RequestState:  res.Pending.State,
+		}, nil
+	case res.Status == tool.StatusDenied && errors.Is(res.Err, tool.ErrApprovalState):
+		// SEP-2322: a server rejects state that fails verification with an
+		// error, not with a result the client could take for an answer.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + res.Text()}
+	case res.Status == tool.StatusDenied && errors.Is(res.Err, ErrCannotAsk):
+		res.Content = []tool.Content{tool.TextContent("The call to " + res.Tool + " needs the user's approval, and the user could not be asked " +
+			"through this MCP client (it does not support elicitation, its connection cannot carry the question, or its answer was not valid), " +
+			"so it did not run. Do not repeat it; tell the user it needs approval.")}
+	}
+	out := &sdk.CallToolResult{Content: toSDKContent(res.Content), IsError: res.IsError}
+	if len(res.Structured) > 0 {
+		out.StructuredContent = res.Structured
+	}
+	return out, nil
+}
+
+// newCallID returns a call ID unique to this process and the next.
+//
+// It is not the JSON-RPC request ID: the SDK (v1.8.0) does not expose that
+// to handlers or middleware (modelcontextprotocol/go-sdk#1264).
+func newCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "mcp-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,40 @@
+// Package bench runs one tool-call workload through Toolbelt and through its
+// peers, and compares each with the floor measured in the same run.
+//
+// The workload is the search tool of the root module's bench_test.go: six
+// fields with minLength, maxLength, pattern, enum, minimum and maximum
+// constraints, one valid and one invalid set of arguments. Each framework
+// gets the same argument bytes and must return the same result text, through
+// its own tool-call path, with validation switched on where it offers it.
+// The floor is json.Unmarshal into the struct, the function, json.Marshal of
+// the result.
+//
+// It is its own module so that the root module gains no dependency.
+//
+// # Running
+//
+// The table (median of 6 interleaved rounds of 1 s per benchmark, two to
+// three minutes), then the acceptance table:
+//
+//	cd bench && GOWORK=off go run ./cmd/benchtable
+//
+// Each ratio to the floor is given by wall-clock time and by CPU time; on a
+// busy shared machine the second is the steadier.
+//
+// The benchmarks in one go test run, and the check that every case returns
+// the expected result and accepts what testdata/acceptance.md says:
+//
+//	cd bench && GOWORK=off go test -run '^$' -bench . -benchmem
+//	cd bench && GOWORK=off go test ./...
+//
+// # Fairness
+//
+// Toolbelt's generated input schema is handed to every peer that takes a
+// schema. Left to their own inference, the MCP Go SDK and ADK refuse the
+// struct (google/jsonschema-go rejects "minLength=1,…" tags) and mcp-go
+// publishes the tool with no schema at all, so its validation passes
+// everything (TestPeersOwnInference). Eino's InferTool reads the same tags as
+// Toolbelt for the schema the model sees, but never validates arguments
+// against it. testdata/acceptance.md, checked by TestAcceptance, shows what
+// each path does with each kind of bad argument.
+package bench

@@ -40,9 +40,13 @@ type CLI struct {
 	// any from the model.
 	Path string
 	Args []string
-	// Dir and Env are the program's working directory and environment, as
-	// in [Command].
+	// Dir is the program's working directory; empty means the host's.
 	Dir string
+	// Env is the program's environment. Nil means [MinimalEnv]: the
+	// host's PATH, HOME, locale and a few more, none of its other
+	// variables, so a program cannot echo the host's secrets to the model.
+	// Name what else it needs with process.MinimalEnv("GOPATH"), or pass
+	// os.Environ() to hand it everything.
 	Env []string
 	// Mode says how the arguments reach the program.
 	Mode ArgsMode
@@ -51,22 +55,40 @@ type CLI struct {
 	// as "--flag=value", so a value can never be read as another flag; true
 	// passes "--flag" alone, false and null nothing; an array passes the
 	// flag once per element. Objects are refused: take them as JSON.
+	//
+	// Only the properties the InputSchema declares become flags, and in
+	// ArgsAsFlags mode the schema must say "additionalProperties": false at
+	// its top level (NewCLI's tool is refused at registration otherwise):
+	// a key the model makes up must never turn into a flag such as
+	// "--exec". A declared name that is not a plain flag name (letters,
+	// digits, '_', '-' and '.', not starting with '-') must be listed in
+	// Flags or Positional.
 	Flags map[string]string
 	// Positional lists the arguments passed, in this order, after "--" and
 	// the flags, in ArgsAsFlags mode; an array argument passes each element.
 	Positional []string
 	// KillGrace and PipeWait are as in [Command].
 	KillGrace, PipeWait time.Duration
+
+	declared []string // the schema's top-level properties, in flags mode
 }
 
 // NewCLI returns a tool that runs the program of c once per call, under
-// [RunCommand]: the call's timeout and cancellation stop the program and
-// all it started. What the program writes to stdout is the result; when it
-// exits with a nonzero status, or a signal ends it, the result is an error
-// that quotes the tail of its stderr, where programs say what went wrong.
+// [Run]: the call's timeout and cancellation stop the program and all it
+// started. What the program writes to stdout is the result; when it exits
+// with a nonzero status, or a signal ends it, the result is an error that
+// quotes the tail of its stderr, where programs say what went wrong.
 // Output is kept within the Definition's MaxOutputBytes (or the default),
-// head and tail, like any result.
+// head and tail, like any result. Errors name the tool, never the
+// program's path on the host.
+//
+// A CLI that cannot work (no Path, an unknown Mode, in ArgsAsFlags mode a
+// schema that allows undeclared properties or Flags and Positional names
+// it does not declare) is refused by [tool.Registry.Add].
 func NewCLI(c CLI) tool.AnyTool {
+	c.Args, c.Env = slices.Clone(c.Args), slices.Clone(c.Env)
+	c.Positional = slices.Clone(c.Positional)
+	c.Flags = maps.Clone(c.Flags)
 	def := c.Definition
 	var err error
 	switch {
@@ -74,10 +96,12 @@ func NewCLI(c CLI) tool.AnyTool {
 		err = errors.New("NewCLI needs CLI.Path")
 	case c.Mode > ArgsAsFlags:
 		err = fmt.Errorf("NewCLI: unknown ArgsMode %d", c.Mode)
+	case c.Mode == ArgsAsFlags:
+		c.declared, err = flagProperties(&c)
 	}
 	t := tool.NewRaw(def, func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 		if err != nil {
-			return nil, err
+			return nil, tool.Internal(err)
 		}
 		return c.run(ctx, args)
 	})
@@ -115,11 +139,15 @@ func (c *CLI) run(ctx context.Context, args json.RawMessage) (*tool.Result, erro
 		}
 		cmd.Args = append(cmd.Args, argv...)
 	}
+	name := c.Definition.Name
 	res, err := Run(ctx, cmd)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ErrStopped) || ctx.Err() != nil {
+			return nil, err // a timeout or a cancel, which the pipeline reports
+		}
+		return nil, &tool.Error{Message: name + " could not run its program; this is a problem with the tool's setup on the host, not with your arguments",
+			Cause: err}
 	}
-	name := c.Definition.Name
 	switch {
 	case res.Signal != "":
 		return nil, &tool.Error{Message: fmt.Sprintf("%s was ended by a signal (%s)%s", name, res.Signal, stderrTail(res)),
@@ -157,9 +185,8 @@ func (c *CLI) argv(args json.RawMessage) ([]string, error) {
 		}
 	}
 	var flags, positional []string
-	keys := slices.Sorted(maps.Keys(m))
-	for _, k := range keys {
-		if slices.Contains(c.Positional, k) {
+	for _, k := range c.declared { // sorted; a key the schema does not declare is never passed
+		if _, ok := m[k]; !ok || slices.Contains(c.Positional, k) {
 			continue
 		}
 		flag := c.Flags[k]
@@ -226,6 +253,9 @@ func cliValues(name string, v any) ([]cliValue, error) {
 		}
 		return []cliValue{{flag: flagOff}}, nil
 	case string:
+		if strings.ContainsRune(v, 0) {
+			return nil, fmt.Errorf("argument %q contains a NUL character (\\u0000), which cannot be passed on a command line; send it without", name)
+		}
 		return []cliValue{{text: v}}, nil
 	case json.Number:
 		return []cliValue{{text: v.String()}}, nil

@@ -2,10 +2,7 @@ package process
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -19,24 +16,37 @@ import (
 // when the call is cancelled or times out, the program and everything it
 // started are stopped, and [Run] returns.
 type Command struct {
-	// Path is the program: a path, or a name looked up in PATH.
+	// Path is the program: a path, or a name looked up in the host's PATH.
 	Path string
 	// Args are its arguments, without the program name.
 	Args []string
 	// Dir is the working directory; empty means the host's.
 	Dir string
-	// Env is the environment; nil means the host's.
+	// Env is the environment, as "NAME=value" entries. Nil means
+	// [MinimalEnv]: the host's PATH, HOME, locale and a few more, and none
+	// of its other variables (unlike exec.Cmd, which passes them all). Pass
+	// os.Environ() to hand the program the host's whole environment.
 	Env []string
 	// Stdin is the program's standard input. Nil gives it end of file at
-	// once, so a program waiting for input does not hang the call.
+	// once, so a program waiting for input does not hang the call. An
+	// *os.File is handed to the program as it is; any other reader is
+	// copied to it through a pipe, and Run does not wait for the copying:
+	// when the program exits or ctx is done first, the pipe is closed, and
+	// Stdin too if it is an io.Closer. A reader whose Read blocks and
+	// cannot be closed keeps one goroutine until the Read returns.
 	Stdin io.Reader
+	// Timeout, when positive, stops the program that long after Run is
+	// called, as a deadline on ctx would, and names the limit in the
+	// error ("ran longer than its 5s time limit"): for a tool that takes
+	// its time limit from its arguments.
+	Timeout time.Duration
 	// MaxOutputBytes caps what is kept of stdout and of stderr, each: the
 	// head and the tail, the rest counted (see [HeadTailBuffer]). The
 	// program is never blocked on a full pipe. Zero means
 	// [tool.DefaultMaxOutputBytes].
 	MaxOutputBytes int
-	// KillGrace is how long the program has to exit after the terminate
-	// signal before it and its descendants are killed. Zero means
+	// KillGrace is how long the program and its descendants have to exit
+	// after the terminate signal before they are killed. Zero means
 	// [DefaultKillGrace]. Keep it below the registry's Grace, so the tool
 	// returns before the pipeline gives up on it.
 	KillGrace time.Duration
@@ -67,51 +77,62 @@ type Result struct {
 	StdoutDropped, StderrDropped int64
 	// Duration is from start to the end of the last output.
 	Duration time.Duration
-	// TimedOut is set when the context's deadline stopped the program;
-	// Canceled when a cancellation did.
+	// TimedOut is set when a deadline (ctx's, or Timeout) stopped the
+	// program; Canceled when a cancellation did.
 	TimedOut, Canceled bool
 	// PipesHeld is set when descendants kept the output pipes open after
-	// the program exited; they were killed, and output they wrote later
-	// is lost.
+	// the program exited, until they were killed; output they would have
+	// written later is lost.
 	PipesHeld bool
 }
 
-// ErrStopped is the cause Run returns, wrapped with the
-// context's cause, when the call ended before the program did.
-var ErrStopped = errors.New("the command was stopped")
-
-// treeMarkerEnv starts the name of the environment variable that marks
-// every process a command starts, so the processes can be found even when
-// they leave the process group. Each command's variable has its own name
-// (the prefix and a random ID), so a command run by a process that is
-// itself marked carries both marks and is found by either sweep.
-const treeMarkerEnv = "TOOLBELT_PROCESS_TREE_"
-
 // Run runs c until it exits or ctx is done, whichever comes first,
-// and returns what happened. It never leaves a process behind on purpose:
+// and returns what happened. No process it started outlives it:
 //
-//   - The program starts in its own process group (on Windows, its own
-//     process tree), with standard input at end of file unless c.Stdin is set.
-//   - When ctx is done, the group is sent SIGTERM, then SIGKILL after
-//     KillGrace. On Windows the tree is killed with taskkill.
-//   - When the program exits, whatever it left running in its group is
-//     killed too: the call's processes do not outlive the call. Descendants
-//     holding the output pipes get PipeWait to finish first.
-//   - On Linux, every process is also marked in its environment, and a
-//     descendant that left the group (setsid, a double fork) is found in
-//     /proc by its mark and killed the same way.
+//   - On Linux, where the host may create cgroups (cgroup v2, delegated or
+//     as root), the program starts inside a cgroup of its own, and at the
+//     end everything in it is killed (cgroup.kill) and the cgroup removed.
+//     A descendant cannot leave it by starting a session, forking twice,
+//     clearing its environment or rewriting its title.
+//   - Everywhere, the program also starts in its own process group (on
+//     Windows, its own process tree), and without a cgroup every process
+//     is marked in its environment: on Linux, descendants that left the
+//     group are found in /proc by the mark, or by a parent that has it, and
+//     killed the same way.
+//   - When ctx is done, the tree is sent SIGTERM, then SIGKILL after
+//     KillGrace. On Windows it is ended with taskkill.
+//   - When the program exits, what it left running is killed: the call's
+//     processes do not outlive the call. Descendants holding the output
+//     pipes get PipeWait to finish first.
 //
-// What it cannot reach: on other systems than Linux, a descendant that
-// starts its own session or process group; on Linux, one that also clears
-// its environment. Run such programs in a container or a cgroup.
+// Without a cgroup, what escapes is a descendant that leaves the process
+// group and loses its mark (a cleared environment, or a process title
+// written over it) after its parent exited (a daemon's double
+// fork); on macOS and the BSDs, any descendant that leaves the process
+// group; on Windows, one whose parent exited. The package documentation's
+// Guarantees say it per platform.
 //
 // The error is nil when the program ran to its end, whatever its exit
-// status; it reports a program that could not start, and, wrapping
-// [ErrStopped] and the context's cause, a program stopped because
-// ctx was done (the result is filled in then too).
+// status. Otherwise it is a *[tool.Error] whose message the model may see
+// (it names the program by its base name, never its path, arguments or
+// environment) and whose cause has the details: for a command that could
+// not start, or whose ctx was done before it started; and, wrapping
+// [ErrStopped] and the context's cause, for a program stopped because ctx
+// was done, with the result filled in then too. A stop by a deadline is
+// StatusTimedOut and wraps context.DeadlineExceeded; a cancellation is
+// StatusCanceled.
 func Run(ctx context.Context, c Command) (*Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tool: %s not started: %w", c.Path, context.Cause(ctx))
+	name := displayName(c.Path)
+	if err := c.check(name); err != nil {
+		return nil, err
+	}
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout, &timeLimit{c.Timeout})
+		defer cancel()
+	}
+	if ctx.Err() != nil {
+		return nil, notStartedError(ctx, name, c.Path)
 	}
 	limit := c.MaxOutputBytes
 	if limit <= 0 {
@@ -129,83 +150,75 @@ func Run(ctx context.Context, c Command) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Dir, cmd.Stdin = c.Dir, c.Stdin
 	env := c.Env
 	if env == nil {
-		env = os.Environ()
+		env = MinimalEnv()
 	}
-	cmd.Env = append(env[:len(env):len(env)], tree.marker+"=1")
-	tree.prepare(cmd)
+	env = append(env[:len(env):len(env)], tree.marker+"=1")
 
 	// The pipes are the program's own files: Wait then returns when the
 	// program exits, whoever else holds them, and the readers here decide
 	// how long to wait for the rest.
-	stdout, stderr := NewHeadTailBuffer(limit), NewHeadTailBuffer(limit)
-	outR, outW, err := os.Pipe()
+	p, err := newPipes(c.Stdin)
 	if err != nil {
-		return nil, fmt.Errorf("tool: %s: %w", c.Path, err)
+		return nil, startError(name, c.Path, err)
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("tool: %s: %w", c.Path, err)
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(c.Path, c.Args...)
+		cmd.Dir, cmd.Env = c.Dir, env
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = p.in.stdin(), p.outW, p.errW
+		return cmd
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
 	start := time.Now()
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
+	cmd, err := tree.start(newCmd)
+	p.started(err == nil)
 	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, fmt.Errorf("tool: %s could not start: %w", c.Path, err)
+		return nil, startError(name, c.Path, err)
 	}
-	tree.started(cmd.Process)
 
+	stdout, stderr := NewHeadTailBuffer(limit), NewHeadTailBuffer(limit)
 	var readers sync.WaitGroup
-	readers.Go(func() { io.Copy(stdout, outR) })
-	readers.Go(func() { io.Copy(stderr, errR) })
+	readers.Go(func() { io.Copy(stdout, p.outR) })
+	readers.Go(func() { io.Copy(stderr, p.errR) })
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 
 	res := &Result{}
 	stopped := false
 	select {
 	case <-exited:
+		p.in.stop()
+		// Descendants still holding the pipes get PipeWait to finish.
+		if !closedWithin(pipeWait, drained) {
+			res.PipesHeld = true
+		}
 	case <-ctx.Done():
 		stopped = true
+		// The grace is for the whole tree: the program and the
+		// descendants holding its output get it to finish, from now.
+		graceEnd := time.NewTimer(grace)
+		p.in.stop()
 		tree.signal(false)
-		select {
-		case <-exited:
-		case <-time.After(grace):
-			tree.signal(true)
-			<-exited
+		if !closedBy(graceEnd.C, exited, drained) {
+			res.PipesHeld = isClosed(exited)
 		}
+		graceEnd.Stop()
 	}
 
-	// The program is gone. Descendants still holding its pipes get
-	// PipeWait to finish; then everything left of the tree is killed, and
-	// pipes still held open after that (by a process out of reach) are
-	// closed on our side.
-	select {
-	case <-drained:
-	case <-time.After(pipeWait):
-		res.PipesHeld = true
-	}
+	// Whatever is left of the tree is killed; pipes still held open after
+	// that (by a process out of reach) are closed on our side.
 	tree.signal(true)
-	select {
-	case <-drained:
-	case <-time.After(100 * time.Millisecond):
-		outR.Close()
-		errR.Close()
+	<-exited
+	if !closedWithin(100*time.Millisecond, drained) {
+		p.outR.Close()
+		p.errR.Close()
 		<-drained
 	}
-	outR.Close()
-	errR.Close()
+	p.outR.Close()
+	p.errR.Close()
+	tree.release()
 
 	res.Duration = time.Since(start)
 	res.ExitCode = cmd.ProcessState.ExitCode()
@@ -213,26 +226,78 @@ func Run(ctx context.Context, c Command) (*Result, error) {
 	res.Stdout, res.StdoutDropped = stdout.String(), stdout.Dropped()
 	res.Stderr, res.StderrDropped = stderr.String(), stderr.Dropped()
 	if stopped {
-		cause := context.Cause(ctx)
-		res.TimedOut = errors.Is(cause, context.DeadlineExceeded)
+		err := stoppedError(ctx, name, c.Path, res.Duration)
+		res.TimedOut = errors.Is(err, context.DeadlineExceeded)
 		res.Canceled = !res.TimedOut
-		return res, fmt.Errorf("tool: %s: %w: %w", c.Path, ErrStopped, cause)
+		return res, err
 	}
 	return res, nil
 }
 
-// processTree is the set of processes one command started.
-type processTree struct {
-	marker string // the name of its environment variable
-	proc   *os.Process
+// pipes are a command's standard input, output and error.
+type pipes struct {
+	in         *stdinFeed
+	outR, outW *os.File
+	errR, errW *os.File
 }
 
-func newProcessTree() (*processTree, error) {
-	var id [12]byte
-	if _, err := rand.Read(id[:]); err != nil {
-		return nil, fmt.Errorf("tool: no randomness for the process mark: %w", err)
+func newPipes(stdin io.Reader) (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.in, err = newStdinFeed(stdin); err != nil {
+		return nil, err
 	}
-	return &processTree{marker: treeMarkerEnv + hex.EncodeToString(id[:])}, nil
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		p.in.failed()
+		return nil, err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.in.failed()
+		p.outR.Close()
+		p.outW.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
-func (t *processTree) started(p *os.Process) { t.proc = p }
+// started closes the program's ends of the pipes, which it has its own
+// copies of, and all of them when it did not start.
+func (p *pipes) started(ok bool) {
+	p.outW.Close()
+	p.errW.Close()
+	if ok {
+		p.in.started()
+		return
+	}
+	p.in.failed()
+	p.outR.Close()
+	p.errR.Close()
+}
+
+// closedWithin reports whether every channel is closed within d.
+func closedWithin(d time.Duration, chans ...<-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	return closedBy(t.C, chans...)
+}
+
+// closedBy reports whether every channel is closed before deadline fires.
+func closedBy(deadline <-chan time.Time, chans ...<-chan struct{}) bool {
+	for _, ch := range chans {
+		select {
+		case <-ch:
+		case <-deadline:
+			return false
+		}
+	}
+	return true
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

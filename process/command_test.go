@@ -17,31 +17,33 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/process"
-	"github.com/toolbelt-go/tool/tooltest"
 )
 
-// These tests run real processes: sh, its children and grandchildren.
-// Every process a test starts carries a mark in its environment; after
-// the test, no live process may carry it (tooltest.TrackProcesses).
-
-// marked returns an environment whose mark tooltest checks: no process
-// carrying it may outlive the test.
-func marked(t *testing.T) []string { return tooltest.TrackProcesses(t) }
-
-// needSetsid skips a test whose script starts a new session when the
-// machine has no setsid program (util-linux, or busybox).
-func needSetsid(t *testing.T, script string) {
-	if strings.Contains(script, "setsid") {
-		if _, err := exec.LookPath("setsid"); err != nil {
-			t.Skip("no setsid on this machine")
+func TestCommandContainment(t *testing.T) {
+	// The program says which cgroup it runs in: one of its own in the
+	// cgroup mode, the host's in the fallback.
+	host, err := os.ReadFile("/proc/self/cgroup")
+	require.NoError(t, err)
+	const script = `grep '^0::' /proc/self/cgroup`
+	t.Run("cgroup", func(t *testing.T) {
+		if !process.CgroupsWork() {
+			t.Skip("no writable cgroup v2 here")
 		}
-	}
-}
-
-func sh(t *testing.T, script string) process.Command {
-	needSetsid(t, script)
-	return process.Command{Path: "sh", Args: []string{"-c", script}, Env: marked(t), KillGrace: 300 * time.Millisecond}
+		res, err := process.Run(context.Background(), sh(t, script))
+		require.NoError(t, err)
+		assert.Regexp(t, `^0::/(.*/)?toolbelt-\d+-[0-9a-f]{16}\n$`, res.Stdout)
+		name := filepath.Base(strings.TrimSpace(res.Stdout))
+		assert.DirExists(t, process.CgroupParent())
+		assert.NoDirExists(t, filepath.Join(process.CgroupParent(), name), "the command's cgroup is removed after it")
+	})
+	t.Run("fallback", func(t *testing.T) {
+		process.ForceFallback(t)
+		res, err := process.Run(context.Background(), sh(t, script))
+		require.NoError(t, err)
+		assert.Contains(t, string(host), res.Stdout)
+	})
 }
 
 func TestCommandStopsTheWholeTree(t *testing.T) {
@@ -60,34 +62,39 @@ func TestCommandStopsTheWholeTree(t *testing.T) {
 			script: `(setsid sh -c 'sleep 30' &) ; echo started; sleep 30`},
 		{name: "ignores the terminate signal",
 			script: `trap '' TERM; echo started; while :; do sleep 0.05; done`, min: 300 * time.Millisecond},
+		{name: "a descendant in its own session ignores the terminate signal",
+			script: `trap '' TERM; setsid sleep 30 & echo started; wait`, min: 300 * time.Millisecond},
 		{name: "cancelled", script: `sleep 30 & echo started; wait`, cancel: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), limit)
-			if tt.cancel {
-				ctx, cancel = context.WithCancel(context.Background())
-				time.AfterFunc(limit, cancel)
-			}
-			defer cancel()
-			start := time.Now()
-			res, err := process.Run(ctx, sh(t, tt.script))
-			took := time.Since(start)
+	eachContainment(t, func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				c := sh(t, tt.script)
+				start := time.Now() // before the deadline is set, which took counts from
+				ctx, cancel := context.WithTimeout(context.Background(), limit)
+				if tt.cancel {
+					ctx, cancel = context.WithCancel(context.Background())
+					time.AfterFunc(limit, cancel)
+				}
+				defer cancel()
+				res, err := process.Run(ctx, c)
+				took := time.Since(start)
 
-			require.ErrorIs(t, err, process.ErrStopped)
-			require.NotNil(t, res)
-			assert.Equal(t, !tt.cancel, res.TimedOut)
-			assert.Equal(t, tt.cancel, res.Canceled)
-			assert.ErrorIs(t, err, map[bool]error{true: context.Canceled, false: context.DeadlineExceeded}[tt.cancel])
-			assert.Equal(t, "started\n", res.Stdout)
-			assert.Equal(t, -1, res.ExitCode)
-			assert.NotEmpty(t, res.Signal)
-			// Back within the limit, the kill grace and the pipe wait, with
-			// room for a busy machine.
-			assert.Less(t, took, limit+300*time.Millisecond+process.DefaultPipeWait+time.Second)
-			assert.GreaterOrEqual(t, took, limit+tt.min)
-		})
-	}
+				require.ErrorIs(t, err, process.ErrStopped)
+				require.NotNil(t, res)
+				assert.Equal(t, !tt.cancel, res.TimedOut)
+				assert.Equal(t, tt.cancel, res.Canceled)
+				assert.ErrorIs(t, err, map[bool]error{true: context.Canceled, false: context.DeadlineExceeded}[tt.cancel])
+				assert.Equal(t, "started\n", res.Stdout)
+				assert.Equal(t, -1, res.ExitCode)
+				assert.NotEmpty(t, res.Signal)
+				// Back within the limit and the kill grace, with room for a
+				// busy machine.
+				assert.Less(t, took, limit+300*time.Millisecond+time.Second)
+				assert.GreaterOrEqual(t, took, limit+tt.min)
+			})
+		}
+	})
 }
 
 func TestCommandExitLeavingDescendants(t *testing.T) {
@@ -99,18 +106,21 @@ func TestCommandExitLeavingDescendants(t *testing.T) {
 		{"a background child holds the pipes", `sleep 30 & echo done`, true},
 		{"a background child in its own session holds the pipes", `setsid sleep 30 & echo done`, true},
 		{"a background child with its own output", `sleep 30 >/dev/null 2>&1 & echo done`, false},
+		{"a daemon in its own session with its own output", `(setsid sleep 30 >/dev/null 2>&1 &); echo done`, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			res, err := process.Run(context.Background(), sh(t, tt.script))
-			require.NoError(t, err)
-			assert.Equal(t, "done\n", res.Stdout)
-			assert.Equal(t, 0, res.ExitCode)
-			assert.Equal(t, tt.pipesHeld, res.PipesHeld)
-			assert.Less(t, time.Since(start), process.DefaultPipeWait+2*time.Second)
-		})
-	}
+	eachContainment(t, func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				start := time.Now()
+				res, err := process.Run(context.Background(), sh(t, tt.script))
+				require.NoError(t, err)
+				assert.Equal(t, "done\n", res.Stdout)
+				assert.Equal(t, 0, res.ExitCode)
+				assert.Equal(t, tt.pipesHeld, res.PipesHeld)
+				assert.Less(t, time.Since(start), process.DefaultPipeWait+2*time.Second)
+			})
+		}
+	})
 }
 
 func TestCommandResults(t *testing.T) {
@@ -120,7 +130,7 @@ func TestCommandResults(t *testing.T) {
 		stdout  string
 		stderr  string
 		exit    int
-		errText string
+		errText string // the model's text; the host's error has the path too
 	}{
 		{name: "exit status", cmd: func(t *testing.T) process.Command { return sh(t, `echo out; echo err >&2; exit 3`) },
 			stdout: "out\n", stderr: "err\n", exit: 3},
@@ -131,6 +141,14 @@ func TestCommandResults(t *testing.T) {
 			c.Stdin = strings.NewReader("fed in")
 			return c
 		}, stdout: "fed in"},
+		{name: "stdin is a file", cmd: func(t *testing.T) process.Command {
+			f, err := os.Open("/etc/hostname")
+			require.NoError(t, err)
+			t.Cleanup(func() { f.Close() })
+			c := sh(t, `wc -c | tr -d ' '`)
+			c.Stdin = f
+			return c
+		}, stdout: "{hostname bytes}\n"},
 		{name: "a read of the terminal gets end of file too",
 			cmd:    func(t *testing.T) process.Command { return sh(t, `read line; echo "got [$line] $?"`) },
 			stdout: "got [] 1\n"},
@@ -139,25 +157,52 @@ func TestCommandResults(t *testing.T) {
 			c.Dir = t.TempDir()
 			return c
 		}, stdout: "{dir}\n"},
-		{name: "not found", cmd: func(t *testing.T) process.Command {
-			return process.Command{Path: "no-such-program-here", Env: marked(t)}
-		}, errText: "could not start"},
 		{name: "killed by a signal", cmd: func(t *testing.T) process.Command { return sh(t, `kill -9 $$`) }, exit: -1},
+		{name: "not found", cmd: func(t *testing.T) process.Command {
+			return process.Command{Path: "/opt/host-secret/bin/no-such-program", Env: marked(t)}
+		}, errText: "no-such-program could not be started: no such program"},
+		{name: "not executable", cmd: func(t *testing.T) process.Command {
+			path := filepath.Join(t.TempDir(), "secret-tool")
+			require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"), 0o644))
+			return process.Command{Path: path, Env: marked(t)}
+		}, errText: "secret-tool could not be started: permission denied"},
+		{name: "no working directory", cmd: func(t *testing.T) process.Command {
+			c := sh(t, `pwd`)
+			c.Dir = "/opt/host-secret/missing"
+			return c
+		}, errText: "sh could not be started: its working directory does not exist or is not a directory"},
+		{name: "a NUL byte in an argument", cmd: func(t *testing.T) process.Command {
+			c := sh(t, "echo a\x00b")
+			c.Path = "/bin/sh"
+			return c
+		}, errText: "argument 2 of sh contains a NUL character (\\u0000), which cannot be passed to a program; remove it"},
+		{name: "a NUL byte in the environment", cmd: func(t *testing.T) process.Command {
+			c := sh(t, "true")
+			c.Env = append(c.Env, "API_KEY=sk-\x00secret")
+			return c
+		}, errText: "environment entry"},
 	}
+	hostname, _ := os.ReadFile("/etc/hostname")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.cmd(t)
 			res, err := process.Run(context.Background(), c)
 			if tt.errText != "" {
 				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.errText)
 				assert.Nil(t, res)
+				var te *tool.Error
+				require.ErrorAs(t, err, &te)
+				assert.Contains(t, te.Message, tt.errText)
+				// The model sees the program's base name, never where the
+				// host keeps it or what its environment holds.
+				assert.NotContains(t, te.Message, "/")
+				assert.NotContains(t, te.Message, "sk-")
 				return
 			}
 			require.NoError(t, err)
-			want := strings.ReplaceAll(tt.stdout, "{dir}", c.Dir)
+			want := strings.ReplaceAll(tt.stdout, "{hostname bytes}", strconv.Itoa(len(hostname)))
 			if c.Dir != "" {
-				want = strings.ReplaceAll(tt.stdout, "{dir}", evalSymlinks(t, c.Dir))
+				want = strings.ReplaceAll(want, "{dir}", evalSymlinks(t, c.Dir))
 			}
 			assert.Equal(t, want, res.Stdout)
 			assert.Equal(t, tt.stderr, res.Stderr)
@@ -183,6 +228,9 @@ func TestCommandNotStartedWhenTheCallIsOver(t *testing.T) {
 	assert.Nil(t, res)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.False(t, errors.Is(err, process.ErrStopped))
+	var te *tool.Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, tool.StatusCanceled, te.Status)
 }
 
 // floodPeak runs a child that writes n bytes to stdout and returns the
@@ -247,9 +295,11 @@ func BenchmarkCommandFlood(b *testing.B) {
 	}
 }
 
-// BenchmarkCommandTrue compares RunCommand with its floor, exec.Cmd.Run,
-// on a program that does nothing: the cost of the process group, the
-// pipes and the sweep for marked processes.
+// BenchmarkCommandTrue compares Run with its floor, exec.Cmd.Run, on a
+// program that does nothing: the cost of the process group, the pipes, and
+// either the cgroup (made, killed, removed) or the /proc sweep:
+//
+//	go test -run '^$' -bench CommandTrue -count 5 ./process
 func BenchmarkCommandTrue(b *testing.B) {
 	b.Run("floor-exec", func(b *testing.B) {
 		for b.Loop() {
@@ -258,11 +308,21 @@ func BenchmarkCommandTrue(b *testing.B) {
 			}
 		}
 	})
-	b.Run("RunCommand", func(b *testing.B) {
+	run := func(b *testing.B) {
 		for b.Loop() {
 			if _, err := process.Run(context.Background(), process.Command{Path: "true"}); err != nil {
 				b.Fatal(err)
 			}
 		}
+	}
+	b.Run("cgroup", func(b *testing.B) {
+		if !process.CgroupsWork() {
+			b.Skip("no writable cgroup v2 here")
+		}
+		run(b)
+	})
+	b.Run("fallback", func(b *testing.B) {
+		process.ForceFallback(b)
+		run(b)
 	})
 }

@@ -13,9 +13,10 @@ import (
 // TrackProcesses returns an environment for the programs a test starts
 // (the host's, plus a fresh mark) and makes the test fail if any process
 // carrying the mark is still alive two seconds after the test ends; such
-// survivors are listed and killed. Pass it as [tool.Command.Env] or
-// [tool.CLI.Env]: every descendant inherits the mark unless it clears its
-// environment.
+// survivors are listed and killed. Pass it as the Env of a
+// process.Command or a process.CLI: every descendant inherits the mark
+// unless it clears its environment or writes its process title over it,
+// so a test of such a program checks its PIDs itself.
 //
 // The check reads /proc, so it runs on Linux only; elsewhere the
 // environment is returned and nothing is checked.

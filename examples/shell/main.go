@@ -1,11 +1,12 @@
 //go:build unix
 
 // Shell shows tools that run programs. run_shell runs a shell command under
-// a one-second timeout: when the command outlives it, the shell and every
-// process it started (here, sleeps in the background and in a subshell)
-// are stopped, and the call returns an answer for the model. count_lines
-// exposes an existing program, wc, as a tool: the model's validated
-// arguments become its command line.
+// a time limit the model chooses: when the command outlives it, the shell
+// and every process it started (here, sleeps in the background, in a
+// subshell and in a session of their own) are stopped, and the model is
+// told the limit. The command sees PATH, HOME and the like, not the host's
+// secrets. count_lines exposes an existing program, wc, as a tool: the
+// model's validated arguments become its command line.
 //
 //	go run ./examples/shell
 package main
@@ -28,16 +29,27 @@ import (
 
 // ShellArgs are the arguments of run_shell.
 type ShellArgs struct {
-	Command string `json:"command" jsonschema:"description=A POSIX shell command line"`
+	Command        string  `json:"command" jsonschema:"description=A POSIX shell command line"`
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" jsonschema:"description=Stop the command after this many seconds (default 10),minimum=0.1,maximum=60"`
 }
 
 func runShell() tool.AnyTool {
+	// The tool's own Timeout is above any limit the model may ask for:
+	// the command's Timeout stops the program first, and the call ends
+	// TimedOut with the limit named.
 	return tool.New(tool.Definition{Name: "run_shell", Description: "Runs a shell command and returns its output.",
-		Safety: tool.Destructive, Timeout: time.Second},
+		Safety: tool.Destructive, Timeout: 2 * time.Minute},
 		func(ctx context.Context, in ShellArgs) (string, error) {
-			res, err := process.Run(ctx, process.Command{Path: "sh", Args: []string{"-c", in.Command}, KillGrace: 200 * time.Millisecond})
+			limit := 10 * time.Second
+			if in.TimeoutSeconds > 0 {
+				limit = time.Duration(in.TimeoutSeconds * float64(time.Second))
+			}
+			// Env is nil: the command gets process.MinimalEnv(), not the
+			// host's API keys.
+			res, err := process.Run(ctx, process.Command{Path: "sh", Args: []string{"-c", in.Command},
+				Timeout: limit, KillGrace: 200 * time.Millisecond})
 			if err != nil {
-				return "", err // a timeout becomes a TimedOut result
+				return "", err // a timeout becomes a TimedOut result that names the limit
 			}
 			out := strings.TrimRight(res.Stdout, "\n")
 			if res.ExitCode != 0 {
@@ -50,7 +62,8 @@ func runShell() tool.AnyTool {
 func countLines(dir string) tool.AnyTool {
 	return process.NewCLI(process.CLI{
 		Definition: tool.Definition{Name: "count_lines", Description: "Counts the lines of files.", Safety: tool.ReadOnly,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["files"]}`)},
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1}},
+				"required":["files"],"additionalProperties":false}`)},
 		Path: "wc", Args: []string{"-l"}, Dir: dir, Mode: process.ArgsAsFlags, Positional: []string{"files"},
 	})
 }
@@ -83,11 +96,18 @@ func run(ctx context.Context, w io.Writer) error {
 	res := call("run_shell", `{"command":"echo hello from $0; exit 3"}`)
 	fmt.Fprintf(w, "[%s] %s\n", res.Status, res.Text())
 
-	fmt.Fprintln(w, "\n== run_shell: a command that outlives its timeout")
+	fmt.Fprintln(w, "\n== run_shell: the host's secrets stay with the host")
+	os.Setenv("EXAMPLE_API_KEY", "sk-example")
+	defer os.Unsetenv("EXAMPLE_API_KEY")
+	res = call("run_shell", `{"command":"echo \"API key: ${EXAMPLE_API_KEY:-not set}\""}`)
+	fmt.Fprintf(w, "[%s] %s\n", res.Status, res.Text())
+
+	fmt.Fprintln(w, "\n== run_shell: a command that outlives the one second it was given")
 	start := time.Now()
 	pidFile := filepath.Join(dir, "pids")
-	script := fmt.Sprintf("sleep 60 & echo $! >> %[1]s; (sleep 60 & echo $! >> %[1]s; wait) & sleep 60", pidFile)
-	args, _ := json.Marshal(ShellArgs{Command: script})
+	script := fmt.Sprintf("sleep 60 & echo $! >> %[1]s; (sleep 60 & echo $! >> %[1]s; wait) & "+
+		"(setsid sleep 60 & echo $! >> %[1]s) & sleep 60", pidFile)
+	args, _ := json.Marshal(ShellArgs{Command: script, TimeoutSeconds: 1})
 	res = call("run_shell", string(args))
 	fmt.Fprintf(w, "[%s] after %.1fs: %s\n", res.Status, time.Since(start).Seconds(), res.Text())
 	// The command wrote the PIDs of its background sleeps to a file before

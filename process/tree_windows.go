@@ -9,10 +9,19 @@ import (
 	"syscall"
 )
 
-// prepare starts the program in a new process group, so console control
+// cgroup exists on Linux only.
+type cgroup struct{}
+
+// start starts the program in a new process group, so console control
 // events meant for the host do not reach it.
-func (t *processTree) prepare(cmd *exec.Cmd) {
+func (t *processTree) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+	cmd := newCmd()
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	t.proc = cmd.Process
+	return cmd, nil
 }
 
 // signal ends the program's process tree with taskkill, which walks the
@@ -32,5 +41,7 @@ func (t *processTree) signal(force bool) {
 		t.proc.Kill()
 	}
 }
+
+func (t *processTree) release() {}
 
 func exitSignal(*os.ProcessState) string { return "" }

@@ -1,0 +1,17 @@
+package process
+
+import "testing"
+
+// ForceFallback makes Run use the fallback (process group, marks and /proc
+// sweeps) instead of cgroups until the test ends.
+func ForceFallback(t testing.TB) {
+	prev := cgroupOff.Swap(true)
+	t.Cleanup(func() { cgroupOff.Store(prev) })
+}
+
+// CgroupsWork reports whether Run puts commands in cgroups of their own
+// here.
+func CgroupsWork() bool { return cgroupParent() != "" }
+
+// CgroupParent returns the directory in which commands' cgroups are made.
+func CgroupParent() string { return cgroupParent() }

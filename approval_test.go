@@ -210,7 +210,7 @@ func TestApprovalWaitEnds(t *testing.T) {
 			r := tool.NewRegistry[struct{}](nil)
 			r.MustAdd(sleeper("t", time.Second, 500*time.Millisecond))
 			r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(slowYes)}))
-			tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "t", ""))
+			tooltest.WantOK(t, call(r, "t", ""))
 		})
 	})
 }
@@ -234,7 +234,7 @@ func TestApprovalPolicyPaths(t *testing.T) {
 	none := tool.NewRegistry[struct{}](nil)
 	none.MustAdd(tool.New(tool.Definition{Name: "w", Description: "Writes."}, func(context.Context, noArgs) (string, error) { return "", nil }))
 	none.Use(tool.Approval(tool.ApprovalOptions[struct{}]{}))
-	res = tooltest.Call(t, none, struct{}{}, "w", "")
+	res = call(none, "w", "")
 	tooltest.WantStatus(t, res, tool.StatusDenied)
 	assert.ErrorIs(t, res.Err, tool.ErrNoApprover)
 }
@@ -444,7 +444,7 @@ func TestApprovalHooksStack(t *testing.T) {
 	approver := tooltest.NewApprover(tooltest.AllowOnce())
 	r := registryWith(t, nil, both)
 	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
-	tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "sh", `{"command":"make"}`))
+	tooltest.WantOK(t, call(r, "sh", `{"command":"make"}`))
 	req := approver.Requests()[0]
 	assert.Equal(t, tool.Destructive, req.Safety, "the inner Classify still applies")
 	assert.Equal(t, "$ make", req.Preview.Title)

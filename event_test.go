@@ -144,7 +144,7 @@ func TestNoEventAfterFinished(t *testing.T) {
 func TestObserverPanicIsContained(t *testing.T) {
 	obs := tool.ObserverFunc(func(e tool.Event) { panic("observer bug") })
 	r := registryWith(t, &tool.RegistryOptions{Observer: obs}, progressTool(5))
-	tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "work", ""))
+	tooltest.WantOK(t, call(r, "work", ""))
 }
 
 // Concurrent calls each get exactly one terminal event, last.

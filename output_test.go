@@ -44,7 +44,7 @@ func TestOutputByteCap(t *testing.T) {
 			tt.def.Name, tt.def.Description = "out", "Prints a lot."
 			tt.def.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 			r := registryWith(t, &tt.opts, tool.NewRaw(tt.def, func(context.Context, json.RawMessage) (*tool.Result, error) { return tt.fn() }))
-			res := tooltest.Call(t, r, struct{}{}, "out", "")
+			res := call(r, "out", "")
 			txt := res.Text()
 			assert.LessOrEqual(t, len(txt), tt.wantMax)
 			assert.True(t, utf8.ValidString(txt))
@@ -72,10 +72,10 @@ func TestOutputCapDropsLargeOrBrokenStructured(t *testing.T) {
 			return &tool.Result{Content: []tool.Content{tool.TextContent("ok")}, Structured: json.RawMessage(`{"a":`)}, nil
 		})
 	r := registryWith(t, nil, many, broken)
-	res := tooltest.Call(t, r, struct{}{}, "rows", "")
+	res := call(r, "rows", "")
 	assert.Nil(t, res.Structured, "cut JSON is not JSON")
 	assert.LessOrEqual(t, len(res.Text()), 500)
-	res = tooltest.Call(t, r, struct{}{}, "broken", "")
+	res = call(r, "broken", "")
 	assert.Nil(t, res.Structured)
 	b, err := json.Marshal(res)
 	require.NoError(t, err)

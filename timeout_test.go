@@ -175,17 +175,17 @@ func TestIdleTimeout(t *testing.T) {
 		r := registryWith(t, nil, working, silent, forever)
 
 		start := time.Now()
-		tooltest.WantOK(t, tooltest.Call(t, r, struct{}{}, "working", ""))
+		tooltest.WantOK(t, call(r, "working", ""))
 		assert.Equal(t, 10*time.Second, time.Since(start), "progress extends the idle limit")
 
 		start = time.Now()
-		res := tooltest.Call(t, r, struct{}{}, "silent", "")
+		res := call(r, "silent", "")
 		tooltest.WantStatus(t, res, tool.StatusTimedOut)
 		tooltest.WantTextContains(t, res, "no progress for 1s")
 		assert.Equal(t, 1500*time.Millisecond, time.Since(start))
 
 		start = time.Now()
-		res = tooltest.Call(t, r, struct{}{}, "forever", "")
+		res = call(r, "forever", "")
 		tooltest.WantTextContains(t, res, "5s time limit")
 		assert.Equal(t, 5*time.Second, time.Since(start), "Timeout caps the call however much progress it reports")
 	})

@@ -145,12 +145,3 @@ func Decode[T any](t testing.TB, res *tool.Result) T {
 	}
 	return v
 }
-
-// Call runs one call through a registry, middlewares included.
-//
-// Deprecated: kept while the tree moves to [NewConversation]; removed before
-// release, as "Call" already names too much.
-func Call[C any](t testing.TB, r *tool.Registry[C], state C, name, args string) *tool.Result {
-	t.Helper()
-	return r.Call(context.Background(), state, tool.Request{ID: nextID(), Name: name, Args: json.RawMessage(args)})
-}

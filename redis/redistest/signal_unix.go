@@ -1,0 +1,19 @@
+//go:build unix
+
+package redistest
+
+import (
+	"os"
+	"syscall"
+)
+
+// Freeze stops the server without closing anything (SIGSTOP), as a hung
+// machine or a long pause would: connections stay open and nothing is
+// answered, so a client waits until its own timeouts end the wait. Thaw
+// (or Close) resumes it.
+func (s *Server) Freeze() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server (SIGCONT).
+func (s *Server) Thaw() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
+func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }

@@ -53,6 +53,8 @@ type Event struct {
 	Kind   EventKind
 	CallID string
 	Tool   string
+	// Session is the call's Request.Session.
+	Session string
 	Time   time.Time
 	// Progress is set for EventProgress.
 	Progress Progress
@@ -94,7 +96,8 @@ type ApprovalInfo struct {
 // event says in [Event.Dropped] how many were lost before it, and
 // Stats.EventsDropped counts them all. The Finished event carries the whole
 // result, so nothing a streaming tool produced is lost. A panic in Observe
-// is recovered and the event is lost.
+// is recovered and the event is lost. An observer given both as the
+// registry's and as a Request.Observer sees each event of that call twice.
 type Observer interface {
 	Observe(Event)
 }
@@ -146,6 +149,7 @@ const maxProgressText = 1 << 10
 type emitter struct {
 	obs      Observer
 	id, tool string
+	session  string
 	counters *counters
 
 	mu        sync.Mutex
@@ -157,8 +161,8 @@ type emitter struct {
 	delivered chan struct{} // closed once Finished has been observed
 }
 
-func newEmitter(obs Observer, id, tool string, c *counters) *emitter {
-	return &emitter{obs: obs, id: id, tool: text.Clean(text.Cut(tool, 128)), counters: c, delivered: make(chan struct{})}
+func newEmitter(obs Observer, req *Request, c *counters) *emitter {
+	return &emitter{obs: obs, id: req.ID, tool: text.Clean(text.Cut(req.Name, 128)), session: req.Session, counters: c, delivered: make(chan struct{})}
 }
 
 // fromTool queues an event reported by the tool; it never blocks. Progress
@@ -169,7 +173,7 @@ func (e *emitter) fromTool(ev Event) {
 	if e.closed {
 		return
 	}
-	ev.CallID, ev.Tool, ev.Time = e.id, e.tool, time.Now()
+	ev.CallID, ev.Tool, ev.Session, ev.Time = e.id, e.tool, e.session, time.Now()
 	size := contentSize(ev.Content)
 	switch n := len(e.queue); {
 	case ev.Kind == EventProgress && n >= mergeAfter && e.queue[n-1].Kind == EventProgress:
@@ -200,7 +204,7 @@ func (e *emitter) fromPipeline(ev Event) {
 	if e.closed {
 		return
 	}
-	ev.CallID, ev.Tool, ev.Time = e.id, e.tool, time.Now()
+	ev.CallID, ev.Tool, ev.Session, ev.Time = e.id, e.tool, e.session, time.Now()
 	e.queue = append(e.queue, ev)
 	e.start()
 }

@@ -152,7 +152,9 @@ func (r readOutput[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) 
 			return nil, &Error{Message: "this output is no longer kept (it expired or was evicted)",
 				Hint: "call the tool that produced it again, with narrower arguments if it can take them", Cause: err}
 		}
-		return nil, err
+		// The store's own error (an address, a timeout) is host data.
+		return nil, &Error{Message: "the cut output cannot be read right now",
+			Hint: "try again shortly; if it keeps failing, call the tool that produced it again", Cause: err}
 	}
 	part := text.CutLine(data, room)
 	if len(part) == 0 && st.off < st.end {

@@ -453,7 +453,7 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	rt := r.runtime()
 	var events *emitter
 	if obs := bothObservers(rt.observer, req.Observer); obs != nil {
-		events = newEmitter(obs, req.ID, req.Name, rt.counters)
+		events = newEmitter(obs, &req, rt.counters)
 		events.fromPipeline(Event{Kind: EventStarted})
 	}
 	e, ok := r.lookup(req.Name)

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -317,4 +318,24 @@ func TestSpillNeedsASession(t *testing.T) {
 	assert.Contains(t, res.Text(), "bytes cut here", "a plain cut")
 	assert.NotContains(t, res.Text(), tool.ReadOutputTool, "no cursor for a call that belongs to no conversation")
 	assert.Zero(t, store.Len())
+}
+
+// unreachableStore keeps what is put in it but cannot be read from, like a
+// shared store that went away between two calls.
+type unreachableStore struct{ *tool.MemorySpill }
+
+func (unreachableStore) Get(context.Context, string, int, int) (string, error) {
+	return "", errors.New("dial tcp 10.0.0.7:6379: connection refused")
+}
+
+func TestAStoreErrorIsHostData(t *testing.T) {
+	r := spillRegistry(t, unreachableStore{tool.NewMemorySpill(0)}, 1024, bigTool("big", numberedLines(500)))
+	res := callAs(r, "s1", "big", `{}`)
+	m := regexp.MustCompile(`\{"cursor":"([A-Za-z0-9_-]+)"\}`).FindStringSubmatch(res.Text())
+	require.NotNil(t, m, res.Text())
+	out := callAs(r, "s1", tool.ReadOutputTool, `{"cursor":"`+m[1]+`"}`)
+	tooltest.WantStatus(t, out, tool.StatusFailed)
+	assert.Contains(t, out.Text(), "cannot be read right now")
+	assert.NotContains(t, out.Text(), "10.0.0.7", "the store's address is host data")
+	assert.ErrorContains(t, out.Err, "10.0.0.7", "the host view keeps it")
 }

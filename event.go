@@ -55,7 +55,7 @@ type Event struct {
 	Tool   string
 	// Session is the call's Request.Session.
 	Session string
-	Time   time.Time
+	Time    time.Time
 	// Progress is set for EventProgress.
 	Progress Progress
 	// Content is set for EventPartial.

@@ -1,10 +1,10 @@
 package codetools
 
 import (
-	"os"
 	"time"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/workspace"
 )
 
@@ -23,12 +23,11 @@ type Options struct {
 	// a command line with; the line is the last argument. Nil means
 	// {"sh", "-c"}.
 	Shell []string
-	// Env is the environment of run_shell's commands. Nil means a small
-	// one taken from the host's: PATH, HOME, USER, LOGNAME, LANG, LC_ALL,
-	// LC_CTYPE, TMPDIR and TZ (and on Windows SYSTEMROOT, COMSPEC,
-	// PATHEXT, TEMP and TMP), plus TERM=dumb and NO_COLOR=1, so that the
-	// tokens and keys in the host's environment do not reach the model's
-	// commands. Pass os.Environ() to give them everything.
+	// Env is the environment of run_shell's commands. Nil means
+	// [process.MinimalEnv] (PATH, HOME, the locale and the like, none of
+	// the host's tokens and keys) plus TERM=dumb and NO_COLOR=1. Add to
+	// it with process.MinimalEnv("GOPATH"); pass os.Environ() to give the
+	// commands everything.
 	Env []string
 	// ShellTimeout bounds a command whose call gives no timeout_seconds.
 	// Zero means [DefaultShellTimeout]; the model may ask for up to
@@ -113,14 +112,8 @@ func (ts *Toolset) Workspace() *workspace.Workspace { return ts.ws }
 // turns from the conversation (the model no longer has what it read).
 func (ts *Toolset) Forget() { ts.reads.clear() }
 
-var envKept = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP"}
-
+// minimalEnv is process.MinimalEnv with output meant for a reader, not a
+// terminal: no colours, no cursor movement.
 func minimalEnv() []string {
-	env := []string{"TERM=dumb", "NO_COLOR=1"}
-	for _, k := range envKept {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
+	return append([]string{"TERM=dumb", "NO_COLOR=1"}, process.MinimalEnv()...)
 }

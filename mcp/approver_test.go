@@ -174,10 +174,32 @@ func TestApprovalAllowAlways(t *testing.T) {
 	}
 }
 
+// A connection MCP gives no session ID (stdio, in-memory) is one
+// conversation: "allow always" holds on it, and on no other connection.
+func TestApprovalAllowAlwaysPerConnection(t *testing.T) {
+	reg, runs, _ := approvalRegistry(t, nil, nil)
+	server := serve(t, reg, nil)
+	el := &elicitor{answers: []*sdk.ElicitResult{accept("allow_always", ""), accept("allow_once", "")}}
+	first := connect(t, server, &sdk.ClientOptions{ElicitationHandler: el.handle}, legacyProtocol)
+	call(t, first, "write_note", `{"text":"one"}`)
+	call(t, first, "write_note", `{"text":"two"}`)
+	if runs.Load() != 2 || el.count() != 1 {
+		t.Fatalf("runs=%d asked=%d, want 2 runs and one question", runs.Load(), el.count())
+	}
+	second := connect(t, server, &sdk.ClientOptions{ElicitationHandler: el.handle}, legacyProtocol)
+	call(t, second, "write_note", `{"text":"three"}`)
+	if runs.Load() != 3 || el.count() != 2 {
+		t.Fatalf("runs=%d asked=%d: another connection must be asked", runs.Load(), el.count())
+	}
+}
+
+// With no session (the host's Session says so, as HTTP without one does),
+// the question does not offer what cannot be remembered.
 func TestApprovalAllowAlwaysNotOfferedWithoutSession(t *testing.T) {
 	reg, _, _ := approvalRegistry(t, nil, nil)
 	el := &elicitor{answers: []*sdk.ElicitResult{accept("allow_once", "")}}
-	cs := connect(t, serve(t, reg, nil), &sdk.ClientOptions{ElicitationHandler: el.handle}, legacyProtocol)
+	opts := &Options[state]{Session: func(*sdk.CallToolRequest) string { return "" }}
+	cs := connect(t, serve(t, reg, opts), &sdk.ClientOptions{ElicitationHandler: el.handle}, legacyProtocol)
 	call(t, cs, "write_note", `{"text":"one"}`)
 	schema := el.asked[0].RequestedSchema.(map[string]any)
 	enum := schema["properties"].(map[string]any)["decision"].(map[string]any)["enum"]
@@ -294,9 +316,11 @@ func TestMultiRoundTripAutomaticClient(t *testing.T) {
 	}
 }
 
-// Two replicas that share the keyring and the approval memory: the call
-// asked on one is resumed on the other, and only once.
+// Two replicas that share the keyring and the approval memory, and name
+// the session from what the client is (here, one user): the call asked on
+// one is resumed on the other, and only once.
 func TestMultiRoundTripAcrossReplicas(t *testing.T) {
+	user := &Options[state]{Session: func(*sdk.CallToolRequest) string { return "user-1" }}
 	keys, err := tool.KeyringFromSecret([]byte("a secret shared by every replica, 32+ bytes"))
 	if err != nil {
 		t.Fatal(err)
@@ -304,8 +328,8 @@ func TestMultiRoundTripAcrossReplicas(t *testing.T) {
 	memory := tool.NewApprovalMemory(0)
 	regA, runsA, _ := approvalRegistry(t, keys, memory)
 	regB, runsB, _ := approvalRegistry(t, keys, memory)
-	a := manualClient(t, serve(t, regA, nil))
-	b := manualClient(t, serve(t, regB, nil))
+	a := manualClient(t, serve(t, regA, user))
+	b := manualClient(t, serve(t, regB, user))
 	const args = `{"text":"replicated"}`
 	st := firstRound(t, a, args)
 	res, err := mrtrCall(b, args, accept("allow_once", ""), st)
@@ -317,7 +341,7 @@ func TestMultiRoundTripAcrossReplicas(t *testing.T) {
 	}
 	// A replica with another key cannot resume it.
 	regC, runsC, _ := approvalRegistry(t, nil, memory)
-	c := manualClient(t, serve(t, regC, nil))
+	c := manualClient(t, serve(t, regC, user))
 	st2 := firstRound(t, a, args)
 	if _, err := mrtrCall(c, args, accept("allow_once", ""), st2); err == nil || runsC.Load() != 0 {
 		t.Fatalf("a foreign keyring resumed the call: err=%v", err)

@@ -190,11 +190,15 @@ func TestPagesAndReadOutputOverMCP(t *testing.T) {
 				return b.String(), nil
 			}),
 	)
-	opts := &Options[struct{}]{Session: func(*sdk.CallToolRequest) string { return "s" }}
-	cs := connect(t, serve(t, reg, opts), nil, legacyProtocol)
+	// No Options: the in-memory connection, like stdio, has no MCP session
+	// ID, and is a conversation of its own.
+	server := serve(t, reg, nil)
+	cs := connect(t, server, nil, legacyProtocol)
+	other := connect(t, server, nil, legacyProtocol)
 
 	var pages [][]int
 	args := `{"page_size":2}`
+	var second string // the cursor to the second page
 	for range 5 {
 		res := call(t, cs, "numbers", args)
 		var p tool.Paged[[]int]
@@ -206,10 +210,16 @@ func TestPagesAndReadOutputOverMCP(t *testing.T) {
 		if p.NextCursor == "" {
 			break
 		}
+		if second == "" {
+			second = p.NextCursor
+		}
 		args = `{"page_size":2,"cursor":"` + p.NextCursor + `"}`
 	}
 	if fmt.Sprint(pages) != "[[0 1] [2 3] [4 5]]" {
 		t.Errorf("pages = %v", pages)
+	}
+	if res := call(t, other, "numbers", `{"page_size":2,"cursor":"`+second+`"}`); !res.IsError {
+		t.Errorf("another connection used the cursor: %q", text(res))
 	}
 
 	res := call(t, cs, "log", `{}`)
@@ -220,5 +230,8 @@ func TestPagesAndReadOutputOverMCP(t *testing.T) {
 	more := call(t, cs, "read_output", m[1])
 	if more.IsError || !strings.Contains(text(more), "line ") {
 		t.Fatalf("read_output: %q", text(more))
+	}
+	if res := call(t, other, "read_output", m[1]); !res.IsError {
+		t.Errorf("another connection read the output: %q", text(res))
 	}
 }

@@ -23,13 +23,15 @@ type Options[C any] struct {
 	State func(ctx context.Context, req *sdk.CallToolRequest) (C, error)
 	// Session names the conversation a call belongs to ([tool.Request.Session]):
 	// page cursors, read_output cursors, "allow always" answers and
-	// resumable approvals are bound to it. Nil means the MCP session ID
-	// (req.Session.ID()), which stdio and stateless HTTP do not have: their
-	// calls share the empty session, so cursors and approval states still
-	// work (each is a bearer token the client was given) but nothing is
-	// remembered as "allow always". A host that authenticates its clients
-	// should name the user here (from req.Extra.TokenInfo) so that nothing
-	// one user was given works for another.
+	// resumable approvals are bound to it, and a call with none gets no
+	// cursors and no "allow always". Nil means: the MCP session ID where
+	// there is one (streamable HTTP with sessions, SSE); for a connection
+	// without one (stdio, in-memory), an ID of that connection's own, for
+	// as long as it lasts; for HTTP without a session (a stateless server,
+	// protocol 2026-07-28), none. A host that authenticates its clients
+	// should name the user, or the user's conversation, here (from
+	// req.Extra.TokenInfo): then nothing one user was given works for
+	// another, and a stateless server gets cursors and "allow always".
 	Session func(req *sdk.CallToolRequest) string
 }
 
@@ -245,10 +247,7 @@ func (s *served[C]) session(req *sdk.CallToolRequest) string {
 	if s.opts.Session != nil {
 		return s.opts.Session(req)
 	}
-	if req.Session != nil {
-		return req.Session.ID()
-	}
-	return ""
+	return sessionOf(req)
 }
 
 // toCallToolResult maps a registry result to the MCP result.

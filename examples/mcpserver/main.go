@@ -35,7 +35,7 @@ func main() {
 }
 
 func run(ctx context.Context, addr string) error {
-	server, err := newServer(addr == "")
+	server, err := newServer()
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func run(ctx context.Context, addr string) error {
 
 // newServer builds the MCP server: a Toolbelt registry with an approval
 // step that asks the client's user, served with toolmcp.AddTools.
-func newServer(stdio bool) (*mcp.Server, error) {
+func newServer() (*mcp.Server, error) {
 	reg := tool.NewRegistry[struct{}](nil)
 	if err := reg.Add(newTools(newProject())...); err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)
@@ -64,12 +64,8 @@ func newServer(stdio bool) (*mcp.Server, error) {
 	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: toolmcp.Approver(nil)}))
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "toolbelt-mcpserver", Version: "v0.1.0"}, nil)
-	var opts *toolmcp.Options[struct{}]
-	if stdio {
-		// A stdio server has one client, and MCP gives stdio no session ID:
-		// name the one conversation so that "allow always" holds in it.
-		opts = &toolmcp.Options[struct{}]{Session: func(*mcp.CallToolRequest) string { return "stdio" }}
-	}
-	toolmcp.AddTools(server, reg, opts)
+	// Calls are bound to the MCP session over HTTP, and to the connection
+	// over stdio: "allow always" and cursors hold there and nowhere else.
+	toolmcp.AddTools(server, reg, nil)
 	return server, nil
 }

@@ -30,7 +30,7 @@ func TestDefinitionsGolden(t *testing.T) {
 // The server over streamable HTTP, as -http serves it, with an SDK client
 // that approves the write.
 func TestOverHTTP(t *testing.T) {
-	server, err := newServer(false)
+	server, err := newServer()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,44 @@
+// Package toolgemini connects a tool.Registry to Google's Gen AI Go SDK
+// (google.golang.org/genai), for the Gemini API. It returns and takes the
+// SDK's own types, so what it gives goes straight into a request.
+//
+// The package is named toolgemini, not genai or gemini, so that it reads
+// well next to the SDK's package at the call site: toolgemini.New beside
+// genai.NewClient.
+//
+// # One turn
+//
+//	ai := toolgemini.New(reg, nil)
+//	config := &genai.GenerateContentConfig{Tools: ai.Tools()}
+//	for {
+//		resp, err := client.Models.GenerateContent(ctx, "gemini-3-flash", contents, config)
+//		if err != nil {
+//			return err
+//		}
+//		contents = append(contents, ai.Run(ctx, state, resp)...)
+//		if len(resp.FunctionCalls()) == 0 {
+//			return nil // resp.Text() is the answer
+//		}
+//	}
+//
+// Run runs every FunctionCall of the turn through the registry with
+// CallBatch (read-only calls in parallel, the others alone and in order)
+// and returns the model's content followed by a user content with one
+// FunctionResponse per call, in the calls' order. Every call is answered:
+// an unknown tool or invalid arguments get the registry's retry hint as
+// {"error": …}.
+//
+// Gemini may send calls without IDs. Requests then makes deterministic
+// ones from the response and the call's position, and Results leaves them
+// out again, so the answers match the calls by position and name.
+//
+// # Schemas
+//
+// A tool's parameters are sent as the Schema object (a subset of OpenAPI
+// 3.0; see package dialect): types in Gemini's names, null as nullable,
+// references inlined, property order in propertyOrdering, and keywords the
+// Schema object lacks moved into the descriptions. A schema it cannot
+// express (a free-form map, a value of any type, a recursive type) is
+// sent as parametersJsonSchema instead; Options.JSONSchema sends every
+// tool that way. Warnings lists every change.
+package toolgemini

@@ -1,0 +1,164 @@
+package toolgemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// idPrefix starts the IDs Requests makes for calls that came without one.
+const idPrefix = "toolgemini:"
+
+// Requests returns the FunctionCall parts of the response's first
+// candidate as requests for the registry, in order. Gemini may send a call
+// without an ID: such a call gets a deterministic one,
+// "toolgemini:<response>:<n>", from the response's ID (or, without one, a
+// hash of its calls) and the call's position. Results leaves those IDs out
+// again, so Gemini matches the answers to the calls by position and name,
+// as it does for calls without IDs.
+//
+// The SDK decodes the arguments into a map: they are encoded again as
+// JSON, keys sorted; an integer beyond 2^53 has lost precision there.
+func (a *Adapter[C]) Requests(resp *genai.GenerateContentResponse) []tool.Request {
+	content := firstContent(resp)
+	if content == nil {
+		return nil
+	}
+	var reqs []tool.Request
+	key := ""
+	for _, p := range content.Parts {
+		if p == nil || p.FunctionCall == nil {
+			continue
+		}
+		fc := p.FunctionCall
+		args, err := json.Marshal(fc.Args)
+		if err != nil {
+			args = nil // unreachable for a decoded response; preflight reads it as {}
+		}
+		id := fc.ID
+		if id == "" {
+			if key == "" {
+				key = responseKey(resp, content)
+			}
+			id = idPrefix + key + ":" + strconv.Itoa(len(reqs))
+		}
+		reqs = append(reqs, tool.Request{ID: id, Name: fc.Name, Args: args, Session: a.session})
+	}
+	return reqs
+}
+
+func firstContent(resp *genai.GenerateContentResponse) *genai.Content {
+	if resp == nil || len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
+		return nil
+	}
+	return resp.Candidates[0].Content
+}
+
+// responseKey names a response for the IDs of its calls: its ID, or a hash
+// of its function calls.
+func responseKey(resp *genai.GenerateContentResponse, content *genai.Content) string {
+	if resp.ResponseID != "" && !strings.Contains(resp.ResponseID, ":") {
+		return resp.ResponseID
+	}
+	h := sha256.New()
+	for _, p := range content.Parts {
+		if p != nil && p.FunctionCall != nil {
+			b, _ := json.Marshal(p.FunctionCall)
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Results returns the content that answers a turn's calls: one
+// FunctionResponse part per request and result, in order, with the call's
+// name and, when the call had one, its ID. A successful result is
+// {"output": …}, structured output as JSON and otherwise text; a failed
+// one is {"error": "<text>"}. Images (PNG, JPEG, WebP) and embedded PDFs go
+// along as the response's parts, which Gemini 3 models read; other blocks
+// are named in brackets. The result's host view (Status, Err) is never sent.
+func Results(reqs []tool.Request, results []*tool.Result) *genai.Content {
+	parts := make([]*genai.Part, 0, len(results))
+	for i, res := range results {
+		name, id := res.Tool, res.CallID
+		if i < len(reqs) {
+			name, id = reqs[i].Name, reqs[i].ID
+		}
+		if strings.HasPrefix(id, idPrefix) {
+			id = ""
+		}
+		fr := &genai.FunctionResponse{ID: id, Name: name}
+		fr.Response, fr.Parts = response(res)
+		parts = append(parts, &genai.Part{FunctionResponse: fr})
+	}
+	return &genai.Content{Role: genai.RoleUser, Parts: parts}
+}
+
+// noOutput is what the model is told of a result with nothing in it.
+const noOutput = "(the tool returned no output)"
+
+// mediaTypes are what a FunctionResponse carries as parts.
+var mediaTypes = []string{"image/png", "image/jpeg", "image/webp", "application/pdf"}
+
+func response(res *tool.Result) (map[string]any, []*genai.FunctionResponsePart) {
+	var texts []string
+	var media []*genai.FunctionResponsePart
+	for _, c := range res.Content {
+		if c.Binary() && slices.Contains(mediaTypes, c.MIMEType) && (c.Type == tool.ContentImage || c.Type == tool.ContentResource) {
+			media = append(media, genai.NewFunctionResponsePartFromBytes(c.Data, c.MIMEType))
+			continue
+		}
+		if t := (&tool.Result{Content: []tool.Content{c}}).Text(); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if res.IsError {
+		if text == "" {
+			text = "the tool failed"
+		}
+		return map[string]any{"error": text}, media
+	}
+	if len(res.Structured) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(res.Structured))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) == nil {
+			return map[string]any{"output": v}, media
+		}
+	}
+	if text == "" && len(media) == 0 {
+		text = noOutput
+	}
+	return map[string]any{"output": text}, media
+}
+
+// Run runs one turn: it returns the contents to append to the conversation
+// after the response resp, in the order the API wants them: the model's
+// content (with its thought signatures, which Gemini 3 needs back), then
+// one user content with a FunctionResponse for each of its function calls,
+// run through the registry with CallBatch (reads in parallel, writes in
+// order). Every call is answered, an unknown tool's or invalid arguments'
+// too. When resp has no function call, the turn is over and only the
+// model's content is returned; with no candidate, nothing.
+func (a *Adapter[C]) Run(ctx context.Context, state C, resp *genai.GenerateContentResponse) []*genai.Content {
+	content := firstContent(resp)
+	if content == nil {
+		return nil
+	}
+	out := []*genai.Content{content}
+	reqs := a.Requests(resp)
+	if len(reqs) == 0 {
+		return out
+	}
+	return append(out, Results(reqs, a.reg.CallBatch(ctx, state, reqs, a.opts.Batch)))
+}

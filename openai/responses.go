@@ -1,0 +1,93 @@
+package toolopenai
+
+import (
+	"context"
+	"maps"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/toolbelt-go/tool"
+)
+
+// ResponseTools returns the registry's tools as Responses API function
+// tools, for responses.ResponseNewParams.Tools.
+func (a *Adapter[C]) ResponseTools() []responses.ToolUnionParam {
+	var out []responses.ToolUnionParam
+	for _, e := range a.export() {
+		fn := &responses.FunctionToolParam{Name: e.def.Name, Parameters: maps.Clone(e.params), Strict: openai.Bool(a.opts.Strict && e.strict)}
+		if e.def.Description != "" {
+			fn.Description = openai.String(e.def.Description)
+		}
+		out = append(out, responses.ToolUnionParam{OfFunction: fn})
+	}
+	return out
+}
+
+// ResponseRequests returns the function_call items of a response as
+// requests for the registry, in the response's order.
+func (a *Adapter[C]) ResponseRequests(resp *responses.Response) []tool.Request {
+	if resp == nil {
+		return nil
+	}
+	var calls []call
+	for _, item := range resp.Output {
+		if item.Type == "function_call" {
+			fc := item.AsFunctionCall()
+			calls = append(calls, call{id: fc.CallID, name: fc.Name, args: []byte(fc.Arguments)})
+		}
+	}
+	return a.requests(calls)
+}
+
+// ResponseResults returns one function_call_output item per result, in
+// order. A result with images (PNG, JPEG, WebP, GIF) or an embedded PDF is
+// sent as a list of input_text, input_image and input_file parts; any
+// other as text.
+func ResponseResults(results []*tool.Result) []responses.ResponseInputItemUnionParam {
+	out := make([]responses.ResponseInputItemUnionParam, 0, len(results))
+	for _, res := range results {
+		item := &responses.ResponseInputItemFunctionCallOutputParam{CallID: openai.String(res.CallID), Output: responseOutput(res)}
+		out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: item})
+	}
+	return out
+}
+
+func responseOutput(res *tool.Result) responses.ResponseInputItemFunctionCallOutputOutputUnionParam {
+	media := false
+	for _, c := range res.Content {
+		media = media || sendsImage(c) || sendsFile(c)
+	}
+	if !media {
+		return responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(resultText(res))}
+	}
+	var parts responses.ResponseFunctionCallOutputItemListParam
+	for _, c := range res.Content {
+		switch {
+		case sendsImage(c):
+			parts = append(parts, responses.ResponseFunctionCallOutputItemUnionParam{
+				OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: openai.String(dataURL(c))}})
+		case sendsFile(c):
+			parts = append(parts, responses.ResponseFunctionCallOutputItemUnionParam{
+				OfInputFile: &responses.ResponseInputFileContentParam{FileData: openai.String(dataURL(c)), Filename: openai.String(fileName(c))}})
+		default:
+			if t := blockText(c); t != "" {
+				parts = append(parts, responses.ResponseFunctionCallOutputItemParamOfInputText(t))
+			}
+		}
+	}
+	return responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: parts}
+}
+
+// RunResponse runs one turn: it runs every function call of resp through
+// the registry with CallBatch (reads in parallel, writes in order) and
+// returns one function_call_output item per call, in order, for the next
+// request's input, with PreviousResponseID set to resp.ID. Every call is
+// answered, an unknown tool's or invalid arguments' too. It returns nil
+// when resp has no function calls: the turn is over.
+func (a *Adapter[C]) RunResponse(ctx context.Context, state C, resp *responses.Response) []responses.ResponseInputItemUnionParam {
+	reqs := a.ResponseRequests(resp)
+	if len(reqs) == 0 {
+		return nil
+	}
+	return ResponseResults(a.reg.CallBatch(ctx, state, reqs, a.opts.Batch))
+}

@@ -272,6 +272,39 @@ const (
 	toolAbandoned
 )
 
+// toolRun is one run of a tool on a goroutine other than its caller's.
+type toolRun[C any] struct {
+	job
+	o        outcome
+	state    atomic.Int32 // toolRunning, toolReturned, toolAbandoned
+	cc       *callCtx
+	call     *Call[C]
+	t        Tool[C]
+	counters *counters
+}
+
+// run runs the tool and records how it ended: a result, an error, a panic
+// or a runtime.Goexit (after which the goroutine dies, having settled the
+// job).
+func (r *toolRun[C]) run() {
+	returned := false
+	defer func() {
+		if !returned {
+			// recover() is nil only for runtime.Goexit: since Go 1.21
+			// a panic(nil) recovers as a *runtime.PanicNilError.
+			p := recover()
+			r.o = outcome{panicked: true, value: p, stack: debug.Stack()}
+			r.finish()
+		}
+		if !r.state.CompareAndSwap(toolRunning, toolReturned) {
+			r.counters.abandonedRunning.Add(-1)
+		}
+	}()
+	res, err := r.t.Run(r.cc, r.call)
+	returned = true
+	r.o = outcome{res: res, err: err}
+}
+
 // invoke is the innermost stage: it validates edited arguments again,
 // applies the call's time limits, and runs the tool on a goroutine other
 // than the caller's, so that a panic or a runtime.Goexit in the tool
@@ -300,40 +333,25 @@ func runTool[C any](ctx context.Context, call *Call[C], t Tool[C]) *Result {
 	defer cc.stop()
 
 	call.guarded = true
-	var o outcome
-	var state atomic.Int32
-	counters := rt.counters
-	j := &job{}
-	j.fn = func() {
-		returned := false
-		defer func() {
-			if !returned {
-				// recover() is nil only for runtime.Goexit: since Go 1.21
-				// a panic(nil) recovers as a *runtime.PanicNilError.
-				p := recover()
-				o = outcome{panicked: true, value: p, stack: debug.Stack()}
-				j.finish()
-			}
-			if !state.CompareAndSwap(toolRunning, toolReturned) {
-				counters.abandonedRunning.Add(-1)
-			}
-		}()
-		res, err := t.Run(cc, call)
-		returned = true
-		o = outcome{res: res, err: err}
-	}
-	if inSyncTestBubble() {
+	// One allocation holds the run: the job handed over, its outcome and
+	// its state, shared by the caller and the tool's goroutine.
+	run := &toolRun[C]{cc: cc, call: call, t: t, counters: rt.counters}
+	j := &run.job
+	j.runner = run
+	bubble := inSyncTestBubble()
+	if bubble {
 		// Pooled and hot workers live outside the bubble, and a bubble's
 		// clock does not move while a goroutine spins; see workers.go.
-		go func() { j.fn(); j.finish() }()
+		go j.execute()
 	} else {
 		dispatch(j)
 	}
-	if inSyncTestBubble() || !spinWait(j) {
-		if !awaitJob(ctx, cc, j, rt.grace, &state, counters) {
+	if bubble || !spinWait(j) {
+		if !awaitJob(ctx, cc, j, rt.grace, &run.state, rt.counters) {
 			return abandonedResult(cc.stopCause(), call.Name, rt.grace)
 		}
 	}
+	o := &run.o
 	// j.done happens after the tool's goroutine wrote o.
 	if o.panicked {
 		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)

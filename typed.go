@@ -187,7 +187,7 @@ func outResult[Out any](out Out, err error) (*Result, error) {
 	}
 	switch o := any(out).(type) {
 	case string:
-		return &Result{owned: true, Content: []Content{TextContent(o)}}, nil
+		return ownedText(o), nil
 	case *Result:
 		return o, nil // the tool's own: copied before the pipeline writes into it
 	}
@@ -195,5 +195,19 @@ func outResult[Out any](out Out, err error) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Internal: true, Cause: fmt.Errorf("tool output cannot be encoded as JSON: %w", err)}
 	}
-	return &Result{owned: true, trusted: true, Content: []Content{TextContent(string(b))}, Structured: b}, nil
+	res := ownedText(string(b))
+	res.trusted, res.Structured = true, b
+	return res, nil
+}
+
+// ownedText returns a result the pipeline owns holding one text block,
+// made in one allocation: the result and its block side by side.
+func ownedText(s string) *Result {
+	r := &struct {
+		res   Result
+		block [1]Content
+	}{}
+	r.block[0] = TextContent(s)
+	r.res.Content, r.res.owned = r.block[:], true
+	return &r.res
 }

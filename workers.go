@@ -79,11 +79,23 @@ const (
 	waitSpin = 20 * time.Microsecond // how long a caller waits before it blocks
 )
 
-// job is one tool run handed over: fn, and how its end is signalled.
+// job is one tool run handed over: what runs, and how its end is
+// signalled. It is embedded in what it runs, so that handing a tool over
+// costs one allocation.
 type job struct {
-	fn   func()
-	done atomic.Bool
-	wake atomic.Pointer[chan struct{}] // the caller's, once it blocks; closedWake once done
+	runner runner
+	done   atomic.Bool
+	wake   atomic.Pointer[chan struct{}] // the caller's, once it blocks; closedWake once done
+}
+
+// runner is what a job runs.
+type runner interface{ run() }
+
+// execute runs the job and marks it done. A runner that ends its goroutine
+// (runtime.Goexit) marks it done itself.
+func (j *job) execute() {
+	j.runner.run()
+	j.finish()
 }
 
 var closedWake = make(chan struct{})
@@ -146,7 +158,7 @@ func dispatch(j *job) {
 		go hot.loop(j)
 		return
 	}
-	workers.run(func() { j.fn(); j.finish() })
+	workers.run(j.execute)
 }
 
 // loop runs jobs from the slot until none comes for hotSpin.
@@ -159,8 +171,7 @@ func (h *hotWorker) loop(j *job) {
 	}()
 	for {
 		h.current.Store(j)
-		j.fn()
-		j.finish()
+		j.execute()
 		h.current.Store(nil)
 		h.state.Store(hotIdle)
 		if j = h.await(); j == nil {
@@ -172,7 +183,8 @@ func (h *hotWorker) loop(j *job) {
 // await waits for a job in the slot, awake, for up to hotSpin; it returns
 // nil, having given the slot up, when none came.
 func (h *hotWorker) await() *job {
-	start, one := time.Now(), singleProc()
+	var start time.Time // read at the first look at the clock
+	one := singleProc()
 	for i := 0; ; i++ {
 		if h.slot.Load() != nil {
 			if j := h.slot.Swap(nil); j != nil {
@@ -181,7 +193,7 @@ func (h *hotWorker) await() *job {
 				return j
 			}
 		}
-		if pause(i, one) && time.Since(start) > hotSpin {
+		if pause(i, one) && spun(&start, hotSpin) {
 			break
 		}
 	}
@@ -193,7 +205,7 @@ func (h *hotWorker) await() *job {
 			return j
 		}
 		// Another hot worker started meanwhile: run this job anyway.
-		workers.run(func() { j.fn(); j.finish() })
+		workers.run(j.execute)
 	}
 	return nil
 }
@@ -201,15 +213,27 @@ func (h *hotWorker) await() *job {
 // spinWait waits for j to finish, awake, for up to waitSpin, and reports
 // whether it did.
 func spinWait(j *job) bool {
-	start, one := time.Now(), singleProc()
+	var start time.Time // read at the first look at the clock
+	one := singleProc()
 	for i := 0; ; i++ {
 		if j.done.Load() {
 			return true
 		}
-		if pause(i, one) && time.Since(start) > waitSpin {
+		if pause(i, one) && spun(&start, waitSpin) {
 			return false
 		}
 	}
+}
+
+// spun reports whether a spin-wait that first looked at the clock at
+// *start has lasted longer than limit; its first call sets *start. A wait
+// that ends before its first look never reads the clock.
+func spun(start *time.Time, limit time.Duration) bool {
+	if start.IsZero() {
+		*start = time.Now()
+		return false
+	}
+	return time.Since(*start) > limit
 }
 
 // pause is one turn of a spin-wait loop, the i-th: with one processor

@@ -17,7 +17,7 @@ func TestCallAllocationBudget(t *testing.T) {
 	r.MustAdd(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
 	req := tool.Request{ID: "1", Name: "search", Args: benchValid}
 	ctx := context.Background()
-	const budget = 23 // measured 22: the floor itself makes 12
+	const budget = 22 // measured 21: the floor itself makes 12
 	allocs := testing.AllocsPerRun(200, func() {
 		if res := r.Call(ctx, struct{}{}, req); res.IsError {
 			t.Fatal(res.Text())

@@ -17,7 +17,7 @@ import (
 type callCtx struct {
 	parent   context.Context
 	deadline time.Time     // zero: the call has no limit of its own
-	cause    *TimeoutError // the cause when the deadline passes
+	limit    time.Duration // the limit that set deadline
 	scope    *callScope    // nil: nothing to report progress to
 	page     *pageScope    // nil: not a paginated call
 	idleStop func()        // releases the idle limit, if the call has one
@@ -84,7 +84,7 @@ func (c *callCtx) materialize() context.Context {
 		if c.deadline.IsZero() {
 			real, cancel = context.WithCancel(c.parent)
 		} else {
-			real, cancel = context.WithDeadlineCause(c.parent, c.deadline, c.cause)
+			real, cancel = context.WithDeadlineCause(c.parent, c.deadline, c.timeoutCause())
 		}
 		c.mu.Lock()
 		c.real, c.cancel = real, cancel
@@ -106,6 +106,12 @@ func (c *callCtx) stop() {
 	}
 }
 
+// timeoutCause is the cause of a call stopped by its own deadline. It is
+// made when needed: most calls never pass theirs.
+func (c *callCtx) timeoutCause() *TimeoutError {
+	return &TimeoutError{Tool: c.info.Name, Limit: c.limit}
+}
+
 // stopCause says why the call must not report success, or nil: its
 // caller's context is done, or its deadline has passed, whether or not a
 // timer has said so yet (under load the timer can fire long after the
@@ -122,7 +128,7 @@ func (c *callCtx) stopCause() error {
 		if d, ok := c.parent.Deadline(); ok && d.Before(c.deadline) && !now.Before(d) {
 			return context.DeadlineExceeded // the caller's deadline came first
 		}
-		return c.cause
+		return c.timeoutCause()
 	}
 	if d, ok := c.parent.Deadline(); ok && !now.Before(d) {
 		return context.DeadlineExceeded

@@ -188,8 +188,7 @@ func abandonedResult(cause error, name string, grace time.Duration) *Result {
 func newCallCtx[C any](parent context.Context, rt *runtimeConfig, call *Call[C]) *callCtx {
 	cc := &callCtx{parent: parent, page: call.page, info: CallInfo{ID: call.ID, Name: call.Name, Session: call.Session}}
 	if limit := rt.limit(call.def); limit > 0 {
-		cc.deadline = time.Now().Add(limit)
-		cc.cause = &TimeoutError{Tool: call.Name, Limit: limit}
+		cc.deadline, cc.limit = time.Now().Add(limit), limit
 	}
 	var idle *idleTimer
 	if call.def != nil && call.def.IdleTimeout > 0 {

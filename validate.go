@@ -299,15 +299,27 @@ func (a *argsSchema) fail(problems []Problem, total int, truncated bool, sent an
 		e.Example = a.schema.Skeleton(sent, maxExample)
 	}
 	var b strings.Builder
+	size := 3*len(a.tool) + len(e.Example) + 160
+	for _, p := range problems {
+		size += len(p.Pointer) + len(p.Message) + 8
+	}
+	for _, r := range e.Required {
+		size += len(r) + 2
+	}
+	b.Grow(size)
 	if truncated {
-		b.WriteString("Your arguments for " + a.tool + " were cut off: ")
+		b.WriteString("Your arguments for ")
+		b.WriteString(a.tool)
+		b.WriteString(" were cut off: ")
 		b.WriteString(problems[0].Message)
 		b.WriteString(".\n")
 	} else {
+		b.WriteString("Invalid arguments for ")
+		b.WriteString(a.tool)
 		if total == 1 {
-			b.WriteString("Invalid arguments for " + a.tool + ":\n")
+			b.WriteString(":\n")
 		} else {
-			b.WriteString("Invalid arguments for " + a.tool + " (" + strconv.Itoa(total) + " problems):\n")
+			b.WriteString(" (" + strconv.Itoa(total) + " problems):\n")
 		}
 		for _, p := range problems {
 			b.WriteString("- ")
@@ -323,12 +335,23 @@ func (a *argsSchema) fail(problems []Problem, total int, truncated bool, sent an
 		}
 	}
 	if len(e.Required) > 0 {
-		b.WriteString("Required keys: " + strings.Join(e.Required, ", ") + ".\n")
+		b.WriteString("Required keys: ")
+		for i, r := range e.Required {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(r)
+		}
+		b.WriteString(".\n")
 	}
 	if e.Example != "" && e.Example != "{}" {
-		b.WriteString("Expected shape: " + e.Example + "\n")
+		b.WriteString("Expected shape: ")
+		b.WriteString(e.Example)
+		b.WriteByte('\n')
 	}
-	b.WriteString("Fix the arguments and call " + a.tool + " again.")
+	b.WriteString("Fix the arguments and call ")
+	b.WriteString(a.tool)
+	b.WriteString(" again.")
 	e.text = b.String()
 	return e
 }

@@ -26,7 +26,7 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 	if !errors.As(err, &ve) {
 		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
 	}
-	var problems []Problem
+	problems := make([]Problem, 0, 4)
 	total := 0
 	add := func(p Problem) {
 		total++

@@ -94,7 +94,9 @@ func deepCopy(v any) any {
 // is at most maxBytes long; it is empty when the schema gives nothing to
 // show.
 func (s *Schema) Skeleton(sent any, maxBytes int) string {
+	s.leavesOnce.Do(func() { fillLeaves(s.root, 0) })
 	var b strings.Builder
+	b.Grow(min(maxBytes, 256))
 	writeSkeleton(&b, s.root, sent, 0)
 	out := b.String()
 	if len(out) > maxBytes {
@@ -104,49 +106,74 @@ func (s *Schema) Skeleton(sent any, maxBytes int) string {
 }
 
 func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
-	if n == nil || depth > 4 {
+	if n == nil || depth > skeletonDepth {
 		b.WriteString("null")
 		return
 	}
-	if n.HasDefault {
-		writeJSON(b, n.Default)
+	if !isSkeletonObject(n) {
+		b.WriteString(n.skeletonLeaf)
 		return
 	}
-	if len(n.Examples) > 0 {
-		writeJSON(b, n.Examples[0])
-		return
-	}
-	if n.HasEnum && len(n.Enum) > 0 {
-		writeJSON(b, n.Enum[0])
-		return
-	}
-	if n.HasCon {
-		writeJSON(b, n.Const)
-		return
-	}
-	switch {
-	case n.Types&tObject != 0 || n.Props != nil:
-		sentObj, _ := sent.(map[string]any)
-		b.WriteByte('{')
-		first := true
-		for _, k := range n.PropOrder {
-			_, wasSent := sentObj[k]
-			if !wasSent && !contains(n.Required, k) {
-				continue
-			}
-			if !first {
-				b.WriteString(", ")
-			}
-			first = false
-			writeJSON(b, k)
-			b.WriteString(": ")
-			writeSkeleton(b, n.Props[k], sentObj[k], depth+1)
+	sentObj, _ := sent.(map[string]any)
+	b.WriteByte('{')
+	first := true
+	for _, k := range n.PropOrder {
+		_, wasSent := sentObj[k]
+		if !wasSent && !contains(n.Required, k) {
+			continue
 		}
-		b.WriteByte('}')
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		writeJSON(b, k)
+		b.WriteString(": ")
+		writeSkeleton(b, n.Props[k], sentObj[k], depth+1)
+	}
+	b.WriteByte('}')
+}
+
+// skeletonDepth is how deep Skeleton goes; below, it writes null.
+const skeletonDepth = 4
+
+// isSkeletonObject reports whether Skeleton writes n key by key, from
+// what was sent; otherwise it writes n.skeletonLeaf, the same for every
+// call.
+func isSkeletonObject(n *Node) bool {
+	return !n.HasDefault && len(n.Examples) == 0 && !(n.HasEnum && len(n.Enum) > 0) && !n.HasCon &&
+		(n.Types&tObject != 0 || n.Props != nil)
+}
+
+// fillLeaves sets skeletonLeaf on n and the nodes under it that Skeleton
+// can reach, once per schema: a recursive schema is cut at skeletonDepth
+// like Skeleton itself.
+func fillLeaves(n *Node, depth int) {
+	if n == nil || depth > skeletonDepth {
+		return
+	}
+	if isSkeletonObject(n) {
+		for _, p := range n.Props {
+			fillLeaves(p, depth+1)
+		}
+		return
+	}
+	var b strings.Builder
+	switch {
+	case n.HasDefault:
+		writeJSON(&b, n.Default)
+	case len(n.Examples) > 0:
+		writeJSON(&b, n.Examples[0])
+	case n.HasEnum && len(n.Enum) > 0:
+		writeJSON(&b, n.Enum[0])
+	case n.HasCon:
+		writeJSON(&b, n.Const)
 	case n.Types&tArray != 0:
 		if n.MinItems > 0 || n.Items != nil {
+			fillLeaves(n.Items, depth+1)
 			b.WriteByte('[')
-			writeSkeleton(b, n.Items, nil, depth+1)
+			var items strings.Builder
+			writeSkeleton(&items, n.Items, nil, depth+1)
+			b.WriteString(items.String())
 			b.WriteByte(']')
 		} else {
 			b.WriteString("[]")
@@ -160,6 +187,7 @@ func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
 	default:
 		b.WriteString("null")
 	}
+	n.skeletonLeaf = b.String()
 }
 
 func numberPlaceholder(n *Node) string {

@@ -15,6 +15,10 @@ import (
 // one the fast path implements exactly; a node that is not Fast makes the
 // fast path answer "unsure" for any value it reaches.
 type Node struct {
+	// skeletonLeaf is what Skeleton writes for this node when it is not an
+	// object: set once per schema, before the first Skeleton reads it.
+	skeletonLeaf string
+
 	Fast     bool
 	Bool     *bool    // a boolean schema (true / false)
 	Types    typeSet  // 0: any type

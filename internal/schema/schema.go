@@ -31,6 +31,8 @@ type Schema struct {
 	raw       json.RawMessage
 	authority *jsonschema.Schema
 	root      *Node
+
+	leavesOnce sync.Once // fills the nodes' skeletonLeaf, for Skeleton
 }
 
 // ErrExternalRef is the cause when a schema refers to a file or URL.

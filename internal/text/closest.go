@@ -1,7 +1,8 @@
 package text
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -27,11 +28,8 @@ func Closest(name string, candidates []string, n int) []string {
 			found = append(found, scored{c, d})
 		}
 	}
-	sort.SliceStable(found, func(i, j int) bool {
-		if found[i].dist != found[j].dist {
-			return found[i].dist < found[j].dist
-		}
-		return found[i].s < found[j].s
+	slices.SortStableFunc(found, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.s, b.s))
 	})
 	out := make([]string, 0, min(n, len(found)))
 	for i := 0; i < len(found) && i < n; i++ {
@@ -51,6 +49,9 @@ var confusables = map[rune]rune{
 // skeleton folds case, look-alikes and the separators '-' and '_' so that
 // names a model confuses compare equal.
 func skeleton(s string) string {
+	if ascii(s) {
+		return skeletonASCII(s)
+	}
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		if c, ok := confusables[r]; ok {
@@ -70,32 +71,74 @@ func skeleton(s string) string {
 // distance is the Damerau–Levenshtein (optimal string alignment) distance
 // between a and b, in runes.
 func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) == 0 {
-		return len(rb)
+	if ascii(a) && ascii(b) {
+		return osa([]byte(a), []byte(b))
 	}
-	if len(rb) == 0 {
-		return len(ra)
+	return osa([]rune(a), []rune(b))
+}
+
+// osa is the optimal string alignment distance between a and b. Rows of
+// up to 64 cells live on the stack.
+func osa[T byte | rune](a, b []T) int {
+	if len(a) == 0 {
+		return len(b)
 	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	if len(b) == 0 {
+		return len(a)
+	}
+	var buf [3 * 65]int
+	var prev2, prev, cur []int
+	if n := len(b) + 1; n <= 65 {
+		prev2, prev, cur = buf[:n], buf[65:65+n], buf[130:130+n]
+	} else {
+		prev2, prev, cur = make([]int, n), make([]int, n), make([]int, n)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(ra); i++ {
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+		for j := 1; j <= len(b); j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if a[i-1] == b[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
 				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}
-	return prev[len(rb)]
+	return prev[len(b)]
+}
+
+// ascii reports whether s is all ASCII.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// skeletonASCII is skeleton for ASCII text: lower case, with '-', ' ' and
+// '.' as '_'. It returns s itself when nothing changes.
+func skeletonASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c == '-' || c == ' ' || c == '.' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				switch c := b[j]; {
+				case 'A' <= c && c <= 'Z':
+					b[j] = c + 'a' - 'A'
+				case c == '-' || c == ' ' || c == '.':
+					b[j] = '_'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }

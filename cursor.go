@@ -8,7 +8,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,7 +32,8 @@ type Key struct {
 // each other's cursors, so replicas behind a load balancer need nothing
 // more. It is safe for concurrent use.
 type Keyring struct {
-	keys []Key // keys[0] signs
+	keys []Key       // keys[0] signs
+	macs []sync.Pool // per key: keyed HMACs, reset and reused (see mac)
 	// TTL is how long a cursor stays valid; zero means DefaultCursorTTL.
 	TTL time.Duration
 	// Now is the clock; nil means time.Now. Tests set it to a fake clock.
@@ -61,7 +64,21 @@ func NewKeyring(current Key, retained ...Key) (*Keyring, error) {
 		}
 		seen[k.ID] = true
 	}
-	return &Keyring{keys: keys}, nil
+	return &Keyring{keys: keys, macs: make([]sync.Pool, len(keys))}, nil
+}
+
+// mac returns an HMAC-SHA256 keyed with key i, ready to write to, and the
+// function that gives it back. Keying costs two SHA-256 blocks; a reset
+// HMAC restores its keyed state instead, so each key's are reused.
+func (k *Keyring) mac(i int) (hash.Hash, func()) {
+	pool := &k.macs[i]
+	h, _ := pool.Get().(hash.Hash)
+	if h == nil {
+		h = hmac.New(sha256.New, k.keys[i].Secret)
+	} else {
+		h.Reset()
+	}
+	return h, func() { pool.Put(h) }
 }
 
 // KeyringFromSecret derives a one-key keyring from a shared secret (at
@@ -119,7 +136,7 @@ const cursorVersion = 1
 // every variable field prefixed with its uvarint length, the MAC an
 // HMAC-SHA256 over all that comes before it.
 func (k *Keyring) sign(c cursorClaims) (string, error) {
-	key := k.keys[0]
+	key := &k.keys[0]
 	b := make([]byte, 0, 1+3*binary.MaxVarintLen16+len(key.ID)+len(c.tool)+len(c.session)+len(c.state)+2*sha256.Size+16)
 	b = append(b, cursorVersion)
 	b = appendField(b, []byte(key.ID))
@@ -129,9 +146,10 @@ func (k *Keyring) sign(c cursorClaims) (string, error) {
 	b = binary.BigEndian.AppendUint64(b, uint64(c.issued))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.exp))
 	b = appendField(b, c.state)
-	mac := hmac.New(sha256.New, key.Secret)
+	mac, done := k.mac(0)
 	mac.Write(b)
 	b = mac.Sum(b)
+	done()
 	s := base64.RawURLEncoding.EncodeToString(b)
 	if len(s) > MaxCursorLen {
 		return "", fmt.Errorf("tool: the page state is too large for a cursor (%d bytes encoded, limit %d); keep an offset or a key in it, not data", len(s), MaxCursorLen)
@@ -219,19 +237,22 @@ func (k *Keyring) verify(s, tool, session string, argsHash [sha256.Size]byte) ([
 	if r.err || len(r.b) != 0 {
 		return bad(CursorMalformed)
 	}
-	var key *Key
+	signer := -1
 	for i := range k.keys {
 		if hmac.Equal([]byte(k.keys[i].ID), keyID) {
-			key = &k.keys[i]
+			signer = i
 			break
 		}
 	}
-	if key == nil {
+	if signer < 0 {
 		return bad(CursorUnknownKey)
 	}
-	m := hmac.New(sha256.New, key.Secret)
+	m, done := k.mac(signer)
 	m.Write(b[:body])
-	if !hmac.Equal(m.Sum(nil), mac) {
+	var sum [sha256.Size]byte
+	ok := hmac.Equal(m.Sum(sum[:0]), mac)
+	done()
+	if !ok {
 		return bad(CursorBadSignature)
 	}
 	// Signed by us: the claims can be read now.

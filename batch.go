@@ -2,8 +2,8 @@ package tool
 
 import (
 	"context"
-
-	"golang.org/x/sync/errgroup"
+	"sync"
+	"sync/atomic"
 )
 
 // DefaultParallelism is how many calls of a batch run at once when
@@ -39,22 +39,57 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 		limit = opts.Parallelism
 	}
 	results := make([]*Result, len(reqs))
-	var g errgroup.Group
-	g.SetLimit(limit)
 	rt := r.runtime()
-	for i, req := range reqs {
-		if !r.parallelSafe(ctx, rt, req) {
-			_ = g.Wait() // everything before it first
-			results[i] = r.Call(ctx, state, req)
+	for start := 0; start < len(reqs); {
+		if !r.parallelSafe(ctx, rt, reqs[start]) {
+			results[start] = r.Call(ctx, state, reqs[start]) // alone
+			start++
 			continue
 		}
-		g.Go(func() error {
-			results[i] = r.Call(ctx, state, req)
-			return nil
-		})
+		end := start + 1
+		for end < len(reqs) && r.parallelSafe(ctx, rt, reqs[end]) {
+			end++
+		}
+		r.callParallel(ctx, state, reqs[start:end], results[start:end], limit)
+		start = end
 	}
-	_ = g.Wait()
 	return results
+}
+
+// callParallel runs reqs, at most limit at once, and puts their results in
+// results. The calls are taken in order by at most limit goroutines, each
+// running one call after another: a goroutine per call would pay for
+// growing its stack to the pipeline's depth every time. Pooled workers,
+// whose stacks have grown already, run them outside synctest bubbles.
+func (r *Registry[C]) callParallel(ctx context.Context, state C, reqs []Request, results []*Result, limit int) {
+	if len(reqs) == 1 {
+		results[0] = r.Call(ctx, state, reqs[0])
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	runner := func() {
+		defer wg.Done()
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(reqs) {
+				return
+			}
+			results[i] = r.Call(ctx, state, reqs[i])
+		}
+	}
+	n := min(limit, len(reqs))
+	wg.Add(n)
+	bubble := inSyncTestBubble()
+	for range n - 1 {
+		if bubble {
+			go runner()
+		} else {
+			workers.run(runner)
+		}
+	}
+	runner() // the caller takes its share
+	wg.Wait()
 }
 
 // parallelSafe reports whether req may run at the same time as other

@@ -3,6 +3,7 @@ package tool
 import (
 	"errors"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,10 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 			problems = append(problems, p)
 		}
 	}
+	// The validator walks properties in map order: the leaves are put in
+	// the schema's order (then by key), so the same arguments always get
+	// the same hint.
+	var leaves []*jsonschema.ValidationError
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -42,9 +47,17 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 			}
 			return
 		}
-		a.leaf(e, sent, add)
+		leaves = append(leaves, e)
 	}
 	walk(ve)
+	if len(leaves) > 1 {
+		slices.SortStableFunc(leaves, func(x, y *jsonschema.ValidationError) int {
+			return a.schema.CompareLocations(x.InstanceLocation, y.InstanceLocation)
+		})
+	}
+	for _, e := range leaves {
+		a.leaf(e, sent, add)
+	}
 	if total == 0 {
 		add(Problem{Code: "schema", Message: "the arguments do not match the schema"})
 	}

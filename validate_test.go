@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 func TestPreflightAccepts(t *testing.T) {
@@ -195,4 +196,28 @@ func (rawWithCheck) ValidateArgs(v any) error {
 		return errors.New("that path is off limits")
 	}
 	return nil
+}
+
+// The validator visits properties in map order; the hint lists problems in
+// the schema's order, the same every time.
+func TestProblemsInSchemaOrder(t *testing.T) {
+	type args struct {
+		Zeta  int    `json:"zeta" jsonschema:"maximum=1"`
+		Alpha string `json:"alpha" jsonschema:"minLength=3"`
+		Mid   []int  `json:"mid" jsonschema:"maxItems=1"`
+	}
+	tl := tool.New(tool.Definition{Name: "order", Description: "Order."}, func(context.Context, args) (string, error) { return "", nil })
+	var first string
+	for i := range 50 {
+		res := tooltest.Run(t, tl, `{"mid":[1,2],"alpha":"x","zeta":5}`)
+		if i == 0 {
+			first = res.Text()
+			z, a, m := strings.Index(first, "/zeta"), strings.Index(first, "/alpha"), strings.Index(first, "/mid")
+			if !(z >= 0 && z < a && a < m) {
+				t.Fatalf("problems not in the schema's order (zeta, alpha, mid):\n%s", first)
+			}
+		} else if res.Text() != first {
+			t.Fatalf("the hint changed between calls:\n%s\n---\n%s", first, res.Text())
+		}
+	}
 }

@@ -47,7 +47,7 @@ const (
 // cannot hide its child between the listing and the reads, as it could in
 // a single pass.
 func Scan(prefix string) []Process {
-	s := scanner{prefix: []byte("\x00" + prefix), seen: make(map[int]bool), execs: make(map[int]time.Time)}
+	s := scanner{prefix: []byte("\x00" + prefix), seen: make(map[int]bool), execs: make(map[int]execSeen)}
 	for rounds := 0; ; {
 		fresh := s.fresh()
 		if len(fresh) == 0 {
@@ -65,10 +65,17 @@ func Scan(prefix string) []Process {
 	return s.found
 }
 
+// execSeen is a process whose environment read empty: since when, and
+// where its environment started then.
+type execSeen struct {
+	since    time.Time
+	envStart uint64
+}
+
 type scanner struct {
 	prefix []byte
-	seen   map[int]bool      // read, or gone, or not ours to read
-	execs  map[int]time.Time // processes seen in an execve, since when
+	seen   map[int]bool     // read, or gone, or not ours to read
+	execs  map[int]execSeen // processes seen in an execve
 	found  []Process
 	buf    []byte
 }
@@ -125,15 +132,21 @@ func (s *scanner) read(pid int) {
 	// the process is in an execve (the stat line's env_end reads 0 until
 	// the new program's stack is ready, and both ends read the same for a
 	// moment while it is filled in), or went through one between the two
-	// reads. Read it again in a moment; once, when the stat line says it
-	// is empty, until execWait while it says it is not there yet.
+	// reads. Read it again in a moment, and again until execWait while it
+	// shows signs of an execve: env_end still 0, an environment that does
+	// not read empty by its stat line, or one that moved since the last
+	// read (a new program's stack is placed anew). A process whose
+	// environment is really empty reads the same twice and is taken as
+	// it is.
 	if len(env) == 1 && stat.flags&pfExiting == 0 {
-		since, retried := s.execs[pid]
+		prev, retried := s.execs[pid]
 		if !retried {
-			s.execs[pid] = time.Now()
+			s.execs[pid] = execSeen{since: time.Now(), envStart: stat.envStart}
 			return
 		}
-		if stat.envEnd == 0 && time.Since(since) < execWait {
+		execing := stat.envEnd == 0 || stat.envEnd > stat.envStart || stat.envStart != prev.envStart
+		if execing && time.Since(prev.since) < execWait {
+			s.execs[pid] = execSeen{since: prev.since, envStart: stat.envStart}
 			return
 		}
 	}

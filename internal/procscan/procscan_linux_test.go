@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMarked(t *testing.T) {
@@ -125,4 +126,28 @@ func FuzzParseStat(f *testing.F) {
 		}
 		parseStat([]byte(name)) // never panics
 	})
+}
+
+// A process whose environment is really empty is found, with no marks: the
+// scan does not take it for one in an execve for ever.
+func TestScanProcessWithEmptyEnvironment(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep")
+	}
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = []string{}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	time.Sleep(50 * time.Millisecond) // past its execve
+	procs := Scan("PROCSCAN_NONE_")
+	i := slices.IndexFunc(procs, func(p Process) bool { return p.PID == cmd.Process.Pid })
+	if i < 0 {
+		t.Fatal("the process with an empty environment was not seen")
+	}
+	if len(procs[i].Marks) != 0 {
+		t.Fatalf("Marks = %q", procs[i].Marks)
+	}
 }

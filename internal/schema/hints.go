@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +30,55 @@ func (s *Schema) At(tokens []string) *Node {
 		}
 	}
 	return n
+}
+
+// CompareLocations orders two instance locations as the schema declares
+// them: at each level, properties in the order of the schema, then keys
+// it does not declare by name, array items by index; a location comes
+// before those under it.
+func (s *Schema) CompareLocations(a, b []string) int {
+	n := s.root
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return compareTokens(n, a[i], b[i])
+		}
+		n = s.step(n, a[i])
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// step is one token of At.
+func (s *Schema) step(n *Node, t string) *Node {
+	switch {
+	case n == nil:
+		return nil
+	case n.Props[t] != nil:
+		return n.Props[t]
+	case n.Items != nil && isIndex(t):
+		return n.Items
+	}
+	return n.Addl
+}
+
+func compareTokens(n *Node, a, b string) int {
+	ia, ib := -1, -1
+	if n != nil {
+		ia, ib = slices.Index(n.PropOrder, a), slices.Index(n.PropOrder, b)
+	}
+	switch {
+	case ia >= 0 && ib >= 0:
+		return cmp.Compare(ia, ib)
+	case ia >= 0:
+		return -1
+	case ib >= 0:
+		return 1
+	}
+	na, ea := strconv.Atoi(a)
+	nb, eb := strconv.Atoi(b)
+	if ea == nil && eb == nil {
+		return cmp.Compare(na, nb)
+	}
+	return strings.Compare(a, b)
 }
 
 func isIndex(t string) bool {

@@ -34,7 +34,7 @@ func TestTrackProcesses(t *testing.T) {
 	t.Run("a command that cleans up passes", func(t *testing.T) {
 		res, err := process.Run(context.Background(), process.Command{Path: "sh", Args: []string{"-c", "sleep 30 & echo ok"}, Env: tooltest.TrackProcesses(t)})
 		if err != nil || res.Stdout != "ok\n" {
-			t.Fatalf("RunCommand = %+v, %v", res, err)
+			t.Fatalf("process.Run = %+v, %v", res, err)
 		}
 	})
 	t.Run("nested marks are both carried", func(t *testing.T) {

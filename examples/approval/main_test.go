@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -43,4 +44,12 @@ func TestClosedInputDenies(t *testing.T) {
 func TestToolsConform(t *testing.T) {
 	p := &project{files: map[string]string{}}
 	tooltest.Conformance(t, tooltest.Suite{}, p.tools()...)
+}
+
+// The tools' definitions as a model sees them; the dialect tests check
+// them against every provider's rules. go test -update rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd((&project{files: map[string]string{}}).tools()...)
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

@@ -9,6 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/tooltest"
+	"github.com/toolbelt-go/tool/workspace"
 )
 
 func TestRun(t *testing.T) {
@@ -52,4 +56,15 @@ func TestDeniedEdit(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "wordcount.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `strings.Split(s, " ")`)
+}
+
+// The toolset's definitions as a model sees them; the dialect tests check
+// them against every provider's rules. go test -update rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	ws, err := workspace.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	defer ws.Close()
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg.MustAdd(codetools.New(ws, nil).Tools()...)
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -45,4 +46,13 @@ func TestRun(t *testing.T) {
 	if !gone(pid) {
 		t.Errorf("the server (pid %d) is still there", pid)
 	}
+}
+
+// The built-in server's definitions as a model sees them; the dialect
+// tests check them against every provider's rules. go test -update
+// rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(builtinTools()...)
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

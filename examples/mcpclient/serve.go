@@ -21,6 +21,18 @@ func serve(ctx context.Context) error {
 			defer func() { _ = helper.Process.Kill(); _ = helper.Wait() }()
 		}
 	}
+	reg := tool.NewRegistry[struct{}](nil)
+	err := reg.Add(builtinTools()...)
+	if err != nil {
+		return err
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "mcpclient-builtin", Version: "v0.1.0"}, nil)
+	toolmcp.AddTools(server, reg, nil)
+	return server.Run(ctx, &mcp.StdioTransport{})
+}
+
+// builtinTools are the built-in server's tools.
+func builtinTools() []tool.Definer {
 	type addArgs struct {
 		A int `json:"a"`
 		B int `json:"b"`
@@ -31,8 +43,7 @@ func serve(ctx context.Context) error {
 	type rememberArgs struct {
 		Note string `json:"note"`
 	}
-	reg := tool.NewRegistry[struct{}](nil)
-	err := reg.Add(
+	return []tool.Definer{
 		tool.New(tool.Definition{Name: "add", Description: "Add two integers.", Safety: tool.ReadOnly},
 			func(_ context.Context, in addArgs) (string, error) { return fmt.Sprint(in.A + in.B), nil }),
 		tool.New(tool.Definition{Name: "count", Description: "Count slowly, reporting progress.", Safety: tool.ReadOnly},
@@ -49,11 +60,5 @@ func serve(ctx context.Context) error {
 			}),
 		tool.New(tool.Definition{Name: "remember", Description: "Keep a note.", Safety: tool.Mutating},
 			func(_ context.Context, in rememberArgs) (string, error) { return "noted", nil }),
-	)
-	if err != nil {
-		return err
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "mcpclient-builtin", Version: "v0.1.0"}, nil)
-	toolmcp.AddTools(server, reg, nil)
-	return server.Run(ctx, &mcp.StdioTransport{})
 }

@@ -31,3 +31,10 @@ func TestRun(t *testing.T) {
 func TestToolsConform(t *testing.T) {
 	tooltest.Conformance(t, tooltest.Suite{}, listFiles(), buildLog())
 }
+
+// The tools' definitions as a model sees them (read_output included); the
+// dialect tests check them against every provider's rules. go test
+// -update rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	tooltest.GoldenDefinitions(t, newRegistry().Definitions(), "testdata/definitions.golden.json")
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -22,4 +23,12 @@ func TestRun(t *testing.T) {
 
 func TestToolsConform(t *testing.T) {
 	tooltest.Conformance(t, tooltest.Suite{}, tools()...)
+}
+
+// The tools' definitions as a model sees them; the dialect tests check
+// them against every provider's rules. go test -update rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tools()...)
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

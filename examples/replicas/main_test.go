@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/redis/redistest"
 	"github.com/toolbelt-go/tool/tooltest"
 )
@@ -42,4 +43,12 @@ func TestRun(t *testing.T) {
 func TestToolsConform(t *testing.T) {
 	tooltest.Conformance(t, tooltest.Suite{ValidArgs: map[string]string{"write_file": `{"path":"x"}`, "delete_file": `{"path":"x"}`}},
 		buildLog(), writeFile(), deleteFile())
+}
+
+// The tools' definitions as a model sees them; the dialect tests check
+// them against every provider's rules. go test -update rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg.MustAdd(buildLog(), writeFile(), deleteFile())
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

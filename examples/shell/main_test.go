@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 func TestRun(t *testing.T) {
@@ -22,4 +24,12 @@ func TestRun(t *testing.T) {
 	assert.NotContains(t, got, "STILL RUNNING")
 	assert.Regexp(t, `\[ok\]\n\s+3 a.txt\n\s+5 b.txt\n\s+8 total\n`, got)
 	assert.Contains(t, got, "[failed] Error: count_lines exited with status 1. The end of its stderr:\nwc: missing.txt")
+}
+
+// The tools' definitions as a model sees them; the dialect tests check
+// them against every provider's rules. go test -update rewrites the file.
+func TestDefinitionsGolden(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(runShell(), countLines(t.TempDir()))
+	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

@@ -175,14 +175,19 @@ func errorText(err error, withArgs bool) string {
 }
 
 // cut returns the longest prefix of s of at most n bytes that ends on a
-// character boundary, with "…" when it is shorter than s.
+// character boundary, with "…" when it is shorter than s and n leaves room
+// for it.
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := max(n-len("…"), 0)
+	marker := "…"
+	if n < len(marker) {
+		marker = "" // too small for the marker: the bound wins
+	}
+	i := max(n-len(marker), 0)
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + "…"
+	return s[:i] + marker
 }

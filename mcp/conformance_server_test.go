@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 the suite checks sampling and logging, which protocol 2026-07-28 deprecates (SEP-2577).
 
-package mcp
+package toolmcp
 
 import (
 	"context"

@@ -1,10 +1,12 @@
-// Package mcp connects Toolbelt to the Model Context Protocol, on the
+// Package toolmcp connects Toolbelt to the Model Context Protocol, on the
 // official Go SDK (github.com/modelcontextprotocol/go-sdk/mcp): it serves a
 // [tool.Registry] to any MCP client, and puts an MCP server's tools behind
 // a registry's pipeline. It returns and takes the SDK's own types, so the
 // SDK stays in charge of transports, sessions, resources and prompts.
 //
-// Import it under another name, since the SDK's package is mcp too:
+// Its name is toolmcp, not mcp, so that it sits beside the SDK's package
+// without a clash (as toolopenai sits beside openai); goimports writes the
+// import this way:
 //
 //	import (
 //		"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,4 +44,4 @@
 // output caps and events. A tool the registry refuses is left out, by name,
 // without the others. Remote annotations are hints: see
 // [RemoteOptions.TrustAnnotations].
-package mcp
+package toolmcp

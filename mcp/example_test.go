@@ -1,4 +1,4 @@
-package mcp_test
+package toolmcp_test
 
 import (
 	"context"

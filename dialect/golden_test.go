@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,14 +14,12 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/dialect"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
-// updating reports whether the test runs with -update (the flag tooltest
-// defines, shared by every golden file of a test binary).
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// updating reports whether golden files are rewritten: the switch tooltest
+// reads, shared by every golden file of a test binary.
+func updating() bool { return tooltest.Updating() }
 
 var targets = []dialect.Target{dialect.OpenAI, dialect.OpenAIStrict, dialect.Anthropic, dialect.Gemini, dialect.GeminiJSON}
 
@@ -87,7 +84,7 @@ func TestLibraryArgumentsConvertCleanly(t *testing.T) {
 
 // Every exported schema of every example and of the library, for every
 // target: the rule checker finds nothing, and a schema that is not strict
-// says why. The converted schemas are golden files, refreshed with -update.
+// says why. The converted schemas are golden files, refreshed with -tooltest.update.
 func TestGoldenConversions(t *testing.T) {
 	sources := exampleDefinitions(t)
 	sources["library"] = libraryDefinitions(t)
@@ -127,8 +124,8 @@ func golden(t *testing.T, path string, v any) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "no golden file; run the test with -update to create it")
-	if !assert.Equal(t, string(want), b.String(), "%s differs (run with -update if the change is intended)", path) {
+	require.NoError(t, err, "no golden file; run the test with -tooltest.update to create it")
+	if !assert.Equal(t, string(want), b.String(), "%s differs (run with -tooltest.update if the change is intended)", path) {
 		t.Logf("first difference near: %q", firstDiff(string(want), b.String()))
 	}
 }

@@ -12,16 +12,53 @@ import (
 	"github.com/toolbelt-go/tool"
 )
 
-var update = flag.Bool("update", false, "rewrite tooltest golden files with the current output")
+// updateFlag is -tooltest.update rather than -update: a package's flags are
+// defined before those of the test package that imports it, so a test
+// package defining its own -update (the usual name for golden files) would
+// otherwise stop at start with "flag redefined: update". Such an -update is
+// honoured too; see [Updating].
+var updateFlag = flag.Bool("tooltest.update", false, "rewrite tooltest golden files with the current output")
+
+// Updating reports whether golden files are to be rewritten: the test runs
+// with -tooltest.update, or with -update where the test binary defines a
+// boolean flag of that name. Golden helpers of your own can follow the same
+// switch.
+func Updating() bool {
+	on, _ := boolFlag("update")
+	return *updateFlag || on
+}
+
+// updateHint names the flag a failing golden test should be run with.
+func updateHint() string {
+	if _, defined := boolFlag("update"); defined {
+		return "-update"
+	}
+	return "-tooltest.update"
+}
+
+// boolFlag reads a boolean flag someone else may have defined.
+func boolFlag(name string) (on, defined bool) {
+	f := flag.Lookup(name)
+	if f == nil {
+		return false, false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false, false
+	}
+	on, defined = g.Get().(bool)
+	return on, defined
+}
 
 // GoldenDefinitions compares the definitions (name, title, description,
 // schemas, safety, tier) with the golden file at path, usually under
-// testdata/. Run the test with -update to write the file anew; review the
-// diff before committing it, as it is what the model will see.
+// testdata/. Run the test with -tooltest.update (or with your test
+// package's own -update flag, if it defines one) to write the file anew;
+// review the diff before committing it, as it is what the model will see.
 func GoldenDefinitions(t testing.TB, defs []tool.Definition, path string) {
 	t.Helper()
 	got := renderDefinitions(t, defs)
-	if *update {
+	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -32,10 +69,10 @@ func GoldenDefinitions(t testing.TB, defs []tool.Definition, path string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("tooltest: no golden file (%v); run the test with -update to create it", err)
+		t.Fatalf("tooltest: no golden file (%v); run the test with %s to create it", err, updateHint())
 	}
 	if !bytes.Equal(want, got) {
-		t.Fatalf("tooltest: definitions differ from %s (run with -update if the change is intended):\n%s", path, lineDiff(string(want), string(got)))
+		t.Fatalf("tooltest: definitions differ from %s (run with %s if the change is intended):\n%s", path, updateHint(), lineDiff(string(want), string(got)))
 	}
 }
 

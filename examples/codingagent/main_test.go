@@ -59,7 +59,7 @@ func TestDeniedEdit(t *testing.T) {
 }
 
 // The toolset's definitions as a model sees them; the dialect tests check
-// them against every provider's rules. go test -update rewrites the file.
+// them against every provider's rules. go test -tooltest.update rewrites the file.
 func TestDefinitionsGolden(t *testing.T) {
 	ws, err := workspace.Open(t.TempDir(), nil)
 	require.NoError(t, err)

@@ -49,7 +49,7 @@ func TestRun(t *testing.T) {
 }
 
 // The built-in server's definitions as a model sees them; the dialect
-// tests check them against every provider's rules. go test -update
+// tests check them against every provider's rules. go test -tooltest.update
 // rewrites the file.
 func TestDefinitionsGolden(t *testing.T) {
 	reg := tool.NewRegistry[struct{}](nil)

@@ -34,7 +34,7 @@ func TestToolsConform(t *testing.T) {
 
 // The tools' definitions as a model sees them (read_output included); the
 // dialect tests check them against every provider's rules. go test
-// -update rewrites the file.
+// -tooltest.update rewrites the file.
 func TestDefinitionsGolden(t *testing.T) {
 	tooltest.GoldenDefinitions(t, newRegistry().Definitions(), "testdata/definitions.golden.json")
 }

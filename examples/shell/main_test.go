@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 }
 
 // The tools' definitions as a model sees them; the dialect tests check
-// them against every provider's rules. go test -update rewrites the file.
+// them against every provider's rules. go test -tooltest.update rewrites the file.
 func TestDefinitionsGolden(t *testing.T) {
 	reg := tool.NewRegistry[struct{}](nil)
 	reg.MustAdd(runShell(), countLines(t.TempDir()))

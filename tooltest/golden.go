@@ -6,10 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/internal/linediff"
 )
 
 // updateFlag is -tooltest.update rather than -update: a package's flags are
@@ -72,7 +72,7 @@ func GoldenDefinitions(t testing.TB, defs []tool.Definition, path string) {
 		t.Fatalf("tooltest: no golden file (%v); run the test with %s to create it", err, updateHint())
 	}
 	if !bytes.Equal(want, got) {
-		t.Fatalf("tooltest: definitions differ from %s (run with %s if the change is intended):\n%s", path, updateHint(), lineDiff(string(want), string(got)))
+		t.Fatalf("tooltest: definitions differ from %s (run with %s if the change is intended):\n%s", path, updateHint(), linediff.Unified(string(want), string(got)))
 	}
 }
 
@@ -97,28 +97,4 @@ func renderDefinitions(t testing.TB, defs []tool.Definition) []byte {
 		t.Fatalf("tooltest: %v", err)
 	}
 	return append(b, '\n')
-}
-
-// lineDiff shows the lines that differ, marked - (want) and + (got).
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			if i < len(w) {
-				b.WriteString("- " + wl + "\n")
-			}
-			if i < len(g) {
-				b.WriteString("+ " + gl + "\n")
-			}
-		}
-	}
-	return b.String()
 }

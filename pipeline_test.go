@@ -56,7 +56,7 @@ func TestExecutionOutcomes(t *testing.T) {
 		{"panics_nil", tool.StatusPanicked, "crashed", ""},
 		{"goexits", tool.StatusPanicked, "crashed", ""},
 		{"nil_result", tool.StatusFailed, "returned no result", ""},
-		{"typed_nil", tool.StatusOK, "null", "null"},
+		{"typed_nil", tool.StatusOK, "null", ""}, // null is text, not structured output
 		{"plain_error", tool.StatusFailed, "Error: disk full", ""},
 		{"guided_error", tool.StatusFailed, "Error: no such file\nHint: list the directory first\nWarning: paths are relative\nYou must: use list_dir", ""},
 		{"internal_error", tool.StatusFailed, "failed internally", ""},

@@ -20,7 +20,11 @@ import (
 type Result struct {
 	// Content is the model-visible answer, usually one text block.
 	Content []Content `json:"content"`
-	// Structured is the result as JSON, when the tool has one.
+	// Structured is the result as JSON, when the tool has one: a typed
+	// tool's result other than a string or null. The output stage drops it
+	// when it is over the size cap, when the text was cut, and (with a note
+	// in Content) when it is not valid UTF-8 JSON. MCP carries only objects
+	// as structuredContent; a list is sent there in the text alone.
 	Structured json.RawMessage `json:"structuredContent,omitempty"`
 	// IsError tells the model the call failed.
 	IsError bool `json:"isError,omitempty"`

@@ -41,14 +41,16 @@ func schemaForType(t reflect.Type) (json.RawMessage, error) {
 	if g, ok := generated.Load(t); ok {
 		return slices.Clone(g.(generatedSchema).raw), g.(generatedSchema).err
 	}
-	raw, err := generateSchema(t)
+	raw, err := generateSchema(t, nil)
 	generated.Store(t, generatedSchema{raw, err})
 	return slices.Clone(raw), err
 }
 
 var numberType = reflect.TypeFor[json.Number]()
 
-func generateSchema(t reflect.Type) (raw json.RawMessage, err error) {
+// generateSchema reflects the schema of struct type t; adjust, when not
+// nil, changes it before it is encoded.
+func generateSchema(t reflect.Type, adjust func(*jsonschema.Schema, reflect.Type)) (raw json.RawMessage, err error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -73,6 +75,9 @@ func generateSchema(t reflect.Type) (raw json.RawMessage, err error) {
 	}
 	s := r.ReflectFromType(t)
 	s.Version, s.ID = "", ""
+	if adjust != nil {
+		adjust(s, t)
+	}
 	if s.Properties == nil || s.Properties.Len() == 0 {
 		// invopop omits empty properties in some versions; providers want
 		// the key present.
@@ -136,6 +141,11 @@ func numberSchema(t reflect.Type) *jsonschema.Schema {
 // an object, and nil otherwise: strings become text, not structured
 // output; slices, maps and types with their own JSON encoding have no
 // schema a client could rely on.
+//
+// The schema describes what encoding/json writes for the type, null
+// included: a client may check every structured result against it (the
+// MCP TypeScript SDK does, and fails the call when the check fails), so a
+// nil slice, map, pointer or interface anywhere in the result must pass.
 func outputSchemaFor(t reflect.Type) json.RawMessage {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -144,15 +154,20 @@ func outputSchemaFor(t reflect.Type) json.RawMessage {
 		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
 		return nil
 	}
-	if checkType(t, nil, map[reflect.Type]bool{}) != nil {
-		return nil
+	if g, ok := generatedOutput.Load(t); ok {
+		return slices.Clone(g.(json.RawMessage))
 	}
-	s, err := schemaForType(t)
+	s, err := generateSchema(t, allowNulls)
 	if err != nil {
-		return nil
+		s = nil
 	}
-	return s
+	generatedOutput.Store(t, s)
+	return slices.Clone(s)
 }
+
+// generatedOutput keeps each type's output schema, as generated keeps
+// input schemas.
+var generatedOutput sync.Map // reflect.Type → json.RawMessage
 
 var (
 	resultType        = reflect.TypeFor[Result]()

@@ -196,7 +196,12 @@ func outResult[Out any](out Out, err error) (*Result, error) {
 		return nil, &Error{Internal: true, Cause: fmt.Errorf("tool output cannot be encoded as JSON: %w", err)}
 	}
 	res := ownedText(string(b))
-	res.trusted, res.Structured = true, b
+	if string(b) != "null" {
+		// A nil pointer's null is text alone: no client can use it as
+		// structured output, and a tool with an outputSchema declared an
+		// object.
+		res.trusted, res.Structured = true, b
+	}
 	return res, nil
 }
 

@@ -240,7 +240,8 @@ func (s *served[C]) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 	callCtx, done := detach(ctx)
 	defer done()
 	res := s.reg.Call(withRequest(callCtx, req), state, treq)
-	return toCallToolResult(req, res)
+	t, ok := s.reg.Lookup(p.Name)
+	return toCallToolResult(req, res, ok && len(t.Definition().OutputSchema) > 0)
 }
 
 func (s *served[C]) session(req *sdk.CallToolRequest) string {
@@ -250,8 +251,9 @@ func (s *served[C]) session(req *sdk.CallToolRequest) string {
 	return sessionOf(req)
 }
 
-// toCallToolResult maps a registry result to the MCP result.
-func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result) (*sdk.CallToolResult, error) {
+// toCallToolResult maps a registry result to the MCP result; declared
+// says whether the tool lists an outputSchema.
+func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result, declared bool) (*sdk.CallToolResult, error) {
 	switch {
 	case res.Status == tool.StatusAwaitingApproval && res.Pending != nil && multiRoundTrip(req):
 		return &sdk.CallToolResult{
@@ -268,10 +270,45 @@ func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result) (*sdk.CallTool
 			"so it did not run. Do not repeat it; tell the user it needs approval.")}
 	}
 	out := &sdk.CallToolResult{Content: toSDKContent(res.Content), IsError: res.IsError}
-	if len(res.Structured) > 0 {
+	switch {
+	case isObject(res.Structured):
 		out.StructuredContent = res.Structured
+	case declared && !res.IsError:
+		// A tool with an outputSchema must return structured content, and
+		// clients fail a success that has none (the TypeScript SDK does).
+		// The output stage left it out (over the size cap, or its text was
+		// cut), or the tool returned no object: the result goes as an error
+		// result that says the tool did run, with the text there is.
+		out.IsError = true
+		out.Content = append([]sdk.Content{&sdk.TextContent{Text: missingStructured(res)}}, out.Content...)
 	}
 	return out, nil
+}
+
+// missingStructured says why a successful call of a tool with an
+// outputSchema comes back as an error result.
+func missingStructured(res *tool.Result) string {
+	if res.Truncated > 0 {
+		return "The call to " + res.Tool + " ran and succeeded, but its result is over the size limit: only its text is sent, " +
+			"cut where marked below, and the result is marked as an error only because its structured form had to be left out. " +
+			"Do not run it again for the same result; read the rest as the note at the cut says, if it says how, or narrow the request."
+	}
+	return "The call to " + res.Tool + " ran, but its result is not the object its output schema declares " +
+		"(a null, say), so it is marked as an error; its text follows."
+}
+
+// isObject reports whether b, valid JSON or empty, is an object: MCP's
+// structuredContent is one, and a client refuses a result with anything
+// else there.
+func isObject(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '{'
+	}
+	return false
 }
 
 // newCallID returns a call ID unique to this process and the next.

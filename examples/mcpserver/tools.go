@@ -69,7 +69,7 @@ func newProject() *project {
 func (p *project) search(_ context.Context, in SearchArgs) (Hits, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	hits := []Hit{}
+	var hits []Hit // nil when nothing matches: the outputSchema allows the null
 	names := make([]string, 0, len(p.files))
 	for n := range p.files {
 		names = append(names, n)

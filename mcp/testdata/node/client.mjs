@@ -58,6 +58,11 @@ check(byName.search.inputSchema.properties.limit.maximum === 50, "search's input
 let res = await client.callTool({ name: "search", arguments: { query: "println" } });
 check(!res.isError && res.structuredContent?.hits?.[0]?.file === "main.go", "good call with structuredContent", res);
 
+// Nothing found: the tool's nil list is null in structuredContent, which the
+// outputSchema allows (the SDK client would fail the call otherwise).
+res = await client.callTool({ name: "search", arguments: { query: "no such text anywhere" } });
+check(!res.isError && res.structuredContent?.hits === null, "no hits, null list passes the outputSchema", res);
+
 // A bad call: Toolbelt's preflight answers with a retry hint, as isError.
 res = await client.callTool({ name: "search", arguments: { query: "println", limit: "3" } });
 check(res.isError === true && text(res).includes("/limit") && text(res).includes("Fix the arguments"), "bad call gets the retry hint", res);

@@ -224,7 +224,8 @@ type Overflow struct {
 // CapItems applies the guard to a tool's results. In exploring mode (the
 // default) it shows the first ExploreCap results, or the first Limit if
 // the call passed one. In focused mode (detail_level "full") it shows the
-// page at Offset of Limit results (default PageLimit). The Overflow is nil
+// page at Offset of Limit results (default PageLimit); a call that passes
+// an Offset pages this way whatever its detail level. The Overflow is nil
 // when every result was shown; its NextOffset is set only in focused mode
 // when another page exists.
 func CapItems[T any](g OutputGuard, items []T, a OutputArgs) ([]T, *Overflow) {
@@ -238,7 +239,10 @@ func CapFiles[T any](g OutputGuard, files []T, a OutputArgs) ([]T, *Overflow) {
 
 func capList[T any](g OutputGuard, items []T, a OutputArgs, what string) ([]T, *Overflow) {
 	total := len(items)
-	if a.DetailLevel != "full" {
+	// An offset is a place in the whole list, which only focused mode
+	// has: a call that passes one pages, whatever its detail level, rather
+	// than be shown the first results again without a word.
+	if a.DetailLevel != "full" && a.Offset <= 0 {
 		limit := g.ExploreCap
 		if limit <= 0 {
 			limit = 200

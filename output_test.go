@@ -111,6 +111,10 @@ func TestCapItems(t *testing.T) {
 		{name: "focused: past the end", args: tool.OutputArgs{DetailLevel: "full", Offset: 500},
 			overflow: &tool.Overflow{Shown: 0, Total: 120}, hint: "past the end"},
 		{name: "focused: everything", args: tool.OutputArgs{DetailLevel: "full", Limit: 1000}, wantLen: 120},
+		{name: "an offset pages in any mode", args: tool.OutputArgs{Offset: 50}, wantFirst: 50, wantLen: 50,
+			overflow: &tool.Overflow{Shown: 50, Total: 120, NextOffset: next(100)}, hint: "offset 100"},
+		{name: "an offset with a limit", args: tool.OutputArgs{DetailLevel: "compact", Offset: 110, Limit: 5}, wantFirst: 110, wantLen: 5,
+			overflow: &tool.Overflow{Shown: 5, Total: 120, NextOffset: next(115)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,14 +58,8 @@ func (ts *Toolset) readFile() tool.AnyTool {
 // numbers, a heading and, when lines were left out, how to see them.
 func numbered(shown, text string, a tool.OutputArgs) string {
 	lines := splitLines(text)
-	if a.Offset > 0 && a.DetailLevel == "" {
-		a.DetailLevel = "full" // an offset means the model wants a page
-	}
-	page, over := tool.CapItems(readGuard, lines, a)
-	first := 0
-	if a.DetailLevel == "full" {
-		first = min(max(a.Offset, 0), len(lines))
-	}
+	page, over := tool.CapItems(readGuard, lines, a) // an offset pages, whatever the detail level
+	first := min(max(a.Offset, 0), len(lines))
 	var b strings.Builder
 	switch {
 	case len(page) == 0:

@@ -9,6 +9,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	toolanthropic "github.com/toolbelt-go/tool/anthropic"
+
+	"github.com/toolbelt-go/tool/internal/providertest"
 )
 
 // FuzzRun feeds any message the SDK decodes to Run: it never panics, and
@@ -21,7 +23,7 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Add(string(b))
 	f.Add(`{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"","input":null},{"type":"tool_use","id":"b","name":"read_file","input":"{\"path\":1}"}]}`)
-	reg, _ := testRegistry(f)
+	reg, _ := providertest.Registry(f)
 	ai := toolanthropic.New(reg, nil)
 	f.Fuzz(func(t *testing.T, raw string) {
 		var msg anthropic.Message

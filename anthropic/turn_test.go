@@ -12,9 +12,10 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	toolanthropic "github.com/toolbelt-go/tool/anthropic"
+	"github.com/toolbelt-go/tool/internal/providertest"
 )
 
-func testClient(f *fakeAPI) anthropic.Client {
+func testClient(f *providertest.FakeAPI) anthropic.Client {
 	return anthropic.NewClient(option.WithBaseURL(f.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
 }
 
@@ -22,9 +23,9 @@ func testClient(f *fakeAPI) anthropic.Client {
 // request, the model's tool_use blocks in the response, our tool_result
 // blocks in the next request.
 func TestMessagesTurn(t *testing.T) {
-	api := newFakeAPI(t, "messages_response_1.json", "messages_response_2.json")
+	api := providertest.NewFakeAPI(t, "messages_response_1.json", "messages_response_2.json")
 	client := testClient(api)
-	reg, searched := testRegistry(t)
+	reg, searched := providertest.Registry(t)
 	ai := toolanthropic.New(reg, nil)
 	ctx := context.Background()
 
@@ -36,26 +37,26 @@ func TestMessagesTurn(t *testing.T) {
 	}
 	msg, err := client.Messages.New(ctx, params)
 	require.NoError(t, err)
-	goldenJSON(t, "messages_request_1.golden.json", api.body(0))
-	assert.Equal(t, "/v1/messages", api.paths[0])
+	providertest.GoldenJSON(t, "messages_request_1.golden.json", api.Body(0))
+	assert.Equal(t, "/v1/messages", api.Path(0))
 
 	turn := ai.Run(ctx, struct{}{}, msg)
 	require.Len(t, turn, 2, "the model's message, then one user message with the results")
 	params.Messages = append(params.Messages, turn...)
-	assert.Equal(t, SearchArgs{Query: "println", Limit: 5}, *searched)
+	assert.Equal(t, providertest.SearchArgs{Query: "println", Limit: 5}, *searched)
 
 	msg, err = client.Messages.New(ctx, params)
 	require.NoError(t, err)
-	goldenJSON(t, "messages_request_2.golden.json", api.body(1))
+	providertest.GoldenJSON(t, "messages_request_2.golden.json", api.Body(1))
 	assert.Equal(t, anthropic.StopReasonEndTurn, msg.StopReason)
 	assert.Len(t, ai.Run(ctx, struct{}{}, msg), 1, "no tool_use: only the message itself")
 }
 
 // What each tool_result says, call by call.
 func TestResultsAnswerEveryCall(t *testing.T) {
-	api := newFakeAPI(t, "messages_response_1.json")
+	api := providertest.NewFakeAPI(t, "messages_response_1.json")
 	client := testClient(api)
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolanthropic.New(reg, nil)
 	msg, err := client.Messages.New(context.Background(), anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1})
 	require.NoError(t, err)
@@ -142,7 +143,7 @@ func TestToolsKeepTheSchema(t *testing.T) {
 }
 
 func TestSessionIsSetOnRequests(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolanthropic.New(reg, nil).WithSession("conversation-7")
 	var msg anthropic.Message
 	require.NoError(t, json.Unmarshal([]byte(`{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_1","name":"search","input":{"query":"a"}}]}`), &msg))

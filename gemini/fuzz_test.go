@@ -10,6 +10,8 @@ import (
 	"google.golang.org/genai"
 
 	toolgemini "github.com/toolbelt-go/tool/gemini"
+
+	"github.com/toolbelt-go/tool/internal/providertest"
 )
 
 // FuzzRun feeds any response the SDK decodes to Run: it never panics, and
@@ -24,7 +26,7 @@ func FuzzRun(f *testing.F) {
 	f.Add(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"search","args":{"query":1e400}}},{"functionCall":{}}]}}]}`)
 	f.Add(`{"candidates":[null,{"content":null}]}`)
 	f.Add(`{"candidates":[{"content":{"parts":[null,{"functionCall":{"id":"toolgemini:x:0","name":"read_file"}}]}}]}`)
-	reg, _ := testRegistry(f)
+	reg, _ := providertest.Registry(f)
 	ai := toolgemini.New(reg, nil)
 	f.Fuzz(func(t *testing.T, raw string) {
 		var resp genai.GenerateContentResponse

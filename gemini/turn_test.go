@@ -11,11 +11,12 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	toolgemini "github.com/toolbelt-go/tool/gemini"
+	"github.com/toolbelt-go/tool/internal/providertest"
 )
 
 const model = "gemini-3-flash"
 
-func testClient(t *testing.T, f *fakeAPI) *genai.Client {
+func testClient(t *testing.T, f *providertest.FakeAPI) *genai.Client {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey: "test", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: f.URL},
@@ -28,9 +29,9 @@ func testClient(t *testing.T, f *fakeAPI) *genai.Client {
 // the request, the model's function calls in the response, our function
 // responses in the next request.
 func TestGenerateContentTurn(t *testing.T) {
-	api := newFakeAPI(t, "generate_response_1.json", "generate_response_2.json")
+	api := providertest.NewFakeAPI(t, "generate_response_1.json", "generate_response_2.json")
 	client := testClient(t, api)
-	reg, searched := testRegistry(t)
+	reg, searched := providertest.Registry(t)
 	ai := toolgemini.New(reg, nil)
 	ctx := context.Background()
 
@@ -38,17 +39,17 @@ func TestGenerateContentTurn(t *testing.T) {
 	config := &genai.GenerateContentConfig{Tools: ai.Tools()}
 	resp, err := client.Models.GenerateContent(ctx, model, contents, config)
 	require.NoError(t, err)
-	goldenJSON(t, "generate_request_1.golden.json", api.body(0))
-	assert.Equal(t, "/v1beta/models/"+model+":generateContent", api.paths[0])
+	providertest.GoldenJSON(t, "generate_request_1.golden.json", api.Body(0))
+	assert.Equal(t, "/v1beta/models/"+model+":generateContent", api.Path(0))
 
 	turn := ai.Run(ctx, struct{}{}, resp)
 	require.Len(t, turn, 2, "the model's content, then the function responses")
 	contents = append(contents, turn...)
-	assert.Equal(t, SearchArgs{Query: "println", Lang: "go", Limit: 5}, *searched)
+	assert.Equal(t, providertest.SearchArgs{Query: "println", Lang: "go", Limit: 5}, *searched)
 
 	resp, err = client.Models.GenerateContent(ctx, model, contents, config)
 	require.NoError(t, err)
-	goldenJSON(t, "generate_request_2.golden.json", api.body(1))
+	providertest.GoldenJSON(t, "generate_request_2.golden.json", api.Body(1))
 	assert.Contains(t, resp.Text(), "println is called in main.go")
 	assert.Len(t, ai.Run(ctx, struct{}{}, resp), 1, "no function call: only the model's content")
 }
@@ -56,9 +57,9 @@ func TestGenerateContentTurn(t *testing.T) {
 // Calls without IDs get deterministic ones that map back: the same
 // response gives the same IDs, and the answers leave them out.
 func TestCallIDs(t *testing.T) {
-	api := newFakeAPI(t, "generate_response_1.json")
+	api := providertest.NewFakeAPI(t, "generate_response_1.json")
 	client := testClient(t, api)
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolgemini.New(reg, nil)
 	resp, err := client.Models.GenerateContent(context.Background(), model, genai.Text("x"), nil)
 	require.NoError(t, err)
@@ -120,7 +121,7 @@ func TestResponses(t *testing.T) {
 }
 
 func TestSchemasAndFallback(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	decls := toolgemini.New(reg, nil).Tools()[0].FunctionDeclarations
 	byName := map[string]*genai.FunctionDeclaration{}
 	for _, d := range decls {
@@ -153,7 +154,7 @@ func TestSchemasAndFallback(t *testing.T) {
 }
 
 func TestSessionAndEmptyResponses(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolgemini.New(reg, nil).WithSession("conversation-7")
 	resp := &genai.GenerateContentResponse{ResponseID: "r1", Candidates: []*genai.Candidate{{Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
 		{FunctionCall: &genai.FunctionCall{Name: "search", Args: map[string]any{"query": "a"}}}}}}}}
@@ -167,7 +168,7 @@ func TestSessionAndEmptyResponses(t *testing.T) {
 // A name the registry accepts and Gemini refuses is not sent, so the
 // other tools still work, and the warning says what to do.
 func TestNameGeminiRefuses(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	for _, name := range []string{"2fa_code", "-dash"} {
 		require.NoError(t, reg.Add(tool.New(tool.Definition{Name: name, Description: "A tool."}, func(context.Context, struct{}) (string, error) { return "", nil })))
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	toolopenai "github.com/toolbelt-go/tool/openai"
+
+	"github.com/toolbelt-go/tool/internal/providertest"
 )
 
 // FuzzRunChat feeds any assistant message the SDK decodes to RunChat: it
@@ -26,7 +28,7 @@ func FuzzRunChat(f *testing.F) {
 	f.Add(resp.Choices[0].Message.RawJSON())
 	f.Add(`{"role":"assistant","tool_calls":[{"id":"a","type":"custom","custom":{"name":"search","input":"x"}},{"id":"b","type":"function","function":{"name":"","arguments":""}}]}`)
 	f.Add(`{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"search","arguments":"{\"query\":null,\"lang\":null,\"Query\":1}"}}]}`)
-	reg, _ := testRegistry(f)
+	reg, _ := providertest.Registry(f)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	f.Fuzz(func(t *testing.T, raw string) {
 		var msg openai.ChatCompletionMessage
@@ -53,7 +55,7 @@ func FuzzRunResponse(f *testing.F) {
 	}
 	f.Add(string(b))
 	f.Add(`{"output":[{"type":"function_call","call_id":"x","name":"read_file","arguments":"{\"path\":"}]}`)
-	reg, _ := testRegistry(f)
+	reg, _ := providertest.Registry(f)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	f.Fuzz(func(t *testing.T, raw string) {
 		var resp responses.Response

@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/internal/providertest"
 	toolopenai "github.com/toolbelt-go/tool/openai"
 )
 
-func testClient(f *fakeAPI) openai.Client {
+func testClient(f *providertest.FakeAPI) openai.Client {
 	return openai.NewClient(option.WithBaseURL(f.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
 }
 
@@ -23,9 +24,9 @@ func testClient(f *fakeAPI) openai.Client {
 // the request, the model's tool calls in the response, our tool messages in
 // the next request.
 func TestChatTurn(t *testing.T) {
-	api := newFakeAPI(t, "chat_response_1.json", "chat_response_2.json")
+	api := providertest.NewFakeAPI(t, "chat_response_1.json", "chat_response_2.json")
 	client := testClient(api)
-	reg, searched := testRegistry(t)
+	reg, searched := providertest.Registry(t)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	ctx := context.Background()
 
@@ -36,7 +37,7 @@ func TestChatTurn(t *testing.T) {
 	}
 	resp, err := client.Chat.Completions.New(ctx, params)
 	require.NoError(t, err)
-	goldenJSON(t, "chat_request_1.golden.json", api.body(0))
+	providertest.GoldenJSON(t, "chat_request_1.golden.json", api.Body(0))
 
 	msg := resp.Choices[0].Message
 	reqs := ai.ChatRequests(msg)
@@ -45,11 +46,11 @@ func TestChatTurn(t *testing.T) {
 
 	params.Messages = append(params.Messages, ai.RunChat(ctx, struct{}{}, msg)...)
 	require.Len(t, params.Messages, 7, "the user's message, the assistant's, five tool messages")
-	assert.Equal(t, SearchArgs{Query: "println", Limit: 5}, *searched, "the strict nulls meant absent; the default applied")
+	assert.Equal(t, providertest.SearchArgs{Query: "println", Limit: 5}, *searched, "the strict nulls meant absent; the default applied")
 
 	resp, err = client.Chat.Completions.New(ctx, params)
 	require.NoError(t, err)
-	goldenJSON(t, "chat_request_2.golden.json", api.body(1))
+	providertest.GoldenJSON(t, "chat_request_2.golden.json", api.Body(1))
 	assert.Equal(t, "println is called in main.go, line 4.", resp.Choices[0].Message.Content)
 	assert.Empty(t, resp.Choices[0].Message.ToolCalls)
 	assert.Len(t, ai.RunChat(ctx, struct{}{}, resp.Choices[0].Message), 1, "no tool calls: only the message itself")
@@ -57,9 +58,9 @@ func TestChatTurn(t *testing.T) {
 
 // The same through the Responses API, chained with previous_response_id.
 func TestResponsesTurn(t *testing.T) {
-	api := newFakeAPI(t, "responses_response_1.json", "responses_response_2.json")
+	api := providertest.NewFakeAPI(t, "responses_response_1.json", "responses_response_2.json")
 	client := testClient(api)
-	reg, searched := testRegistry(t)
+	reg, searched := providertest.Registry(t)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	ctx := context.Background()
 
@@ -70,25 +71,25 @@ func TestResponsesTurn(t *testing.T) {
 	}
 	resp, err := client.Responses.New(ctx, params)
 	require.NoError(t, err)
-	goldenJSON(t, "responses_request_1.golden.json", api.body(0))
+	providertest.GoldenJSON(t, "responses_request_1.golden.json", api.Body(0))
 
 	items := ai.RunResponse(ctx, struct{}{}, resp)
 	require.Len(t, items, 3)
-	assert.Equal(t, SearchArgs{Query: "println", Lang: "go", Limit: 5}, *searched)
+	assert.Equal(t, providertest.SearchArgs{Query: "println", Lang: "go", Limit: 5}, *searched)
 
 	params.PreviousResponseID = openai.String(resp.ID)
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
 	resp, err = client.Responses.New(ctx, params)
 	require.NoError(t, err)
-	goldenJSON(t, "responses_request_2.golden.json", api.body(1))
+	providertest.GoldenJSON(t, "responses_request_2.golden.json", api.Body(1))
 	assert.Contains(t, resp.OutputText(), "println is called in main.go")
 	assert.Nil(t, ai.RunResponse(ctx, struct{}{}, resp), "no function calls: the turn is over")
 }
 
 // What each tool message says, call by call.
 func TestChatResultsAnswerEveryCall(t *testing.T) {
-	api := newFakeAPI(t, "chat_response_1.json")
-	reg, _ := testRegistry(t)
+	api := providertest.NewFakeAPI(t, "chat_response_1.json")
+	reg, _ := providertest.Registry(t)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	client := testClient(api)
 	resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_5})
@@ -109,7 +110,7 @@ func TestChatResultsAnswerEveryCall(t *testing.T) {
 }
 
 func TestStrictFallbackAndWarnings(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	strict := map[string]bool{}
 	for _, tl := range ai.ChatTools() {
@@ -143,7 +144,7 @@ func TestStrictFallbackAndWarnings(t *testing.T) {
 // The adapter follows the registry: a tool added later is exported next
 // time.
 func TestToolsFollowTheRegistry(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolopenai.New(reg, &toolopenai.Options{Strict: true})
 	require.Len(t, ai.ChatTools(), 4)
 	require.NoError(t, reg.Add(tool.New(tool.Definition{Name: "ping", Description: "Ping."}, func(context.Context, struct{}) (string, error) { return "pong", nil })))
@@ -152,7 +153,7 @@ func TestToolsFollowTheRegistry(t *testing.T) {
 }
 
 func TestSessionIsSetOnRequests(t *testing.T) {
-	reg, _ := testRegistry(t)
+	reg, _ := providertest.Registry(t)
 	ai := toolopenai.New(reg, nil).WithSession("conversation-7")
 	reqs := ai.ResponseRequests(&responses.Response{Output: []responses.ResponseOutputItemUnion{}})
 	assert.Empty(t, reqs)

@@ -1,25 +1,24 @@
-package toolgemini_test
+// Package providertest holds what the provider adapters' tests share: the
+// tools offered to the model, a fake of the provider's HTTP API that
+// replays recorded responses, and golden files of the requests sent.
+package providertest
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/internal/linediff"
+	"github.com/toolbelt-go/tool/tooltest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // SearchArgs has the optional keys a strict model sends as null.
 type SearchArgs struct {
@@ -44,14 +43,14 @@ type EnvArgs struct {
 	Vars map[string]string `json:"vars" jsonschema:"description=Variables to set"`
 }
 
-// testRegistry returns the tools the tests offer the model, and the
-// arguments search received last.
-func testRegistry(t testing.TB) (*tool.Registry[struct{}], *SearchArgs) {
+// Registry returns the tools the tests offer the model, and the arguments
+// search received last.
+func Registry(t testing.TB) (*tool.Registry[struct{}], *SearchArgs) {
 	t.Helper()
 	var mu sync.Mutex
 	var last SearchArgs
 	reg := tool.NewRegistry[struct{}](nil)
-	require.NoError(t, reg.Add(
+	err := reg.Add(
 		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.ReadOnly},
 			func(_ context.Context, in SearchArgs) ([]Hit, error) {
 				mu.Lock()
@@ -71,32 +70,39 @@ func testRegistry(t testing.TB) (*tool.Registry[struct{}], *SearchArgs) {
 		tool.NewRaw(tool.Definition{Name: "screenshot", Description: "Take a screenshot of the app.", Safety: tool.ReadOnly,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
 			func(context.Context, json.RawMessage) (*tool.Result, error) {
-				return &tool.Result{Content: []tool.Content{tool.TextContent("The app's window:"), tool.ImageContent(pngPixel, "image/png")}}, nil
+				return &tool.Result{Content: []tool.Content{tool.TextContent("The app's window:"), tool.ImageContent(PNGPixel, "image/png")}}, nil
 			}),
-	))
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return reg, &last
 }
 
-// pngPixel is a 1×1 PNG.
-var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+// PNGPixel is a 1×1 PNG.
+var PNGPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
-// fakeAPI is an HTTP server standing in for the provider: it records each
-// request body and answers with the recorded responses under testdata, in
+// FakeAPI is an HTTP server standing in for the provider: it records each
+// request and answers with the recorded responses under testdata, in
 // order.
-type fakeAPI struct {
+type FakeAPI struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies [][]byte
 	paths  []string
 }
 
-func newFakeAPI(t *testing.T, responses ...string) *fakeAPI {
+// NewFakeAPI starts a FakeAPI that replies with the files named, from
+// testdata, one per request; it is closed when the test ends.
+func NewFakeAPI(t *testing.T, responses ...string) *FakeAPI {
 	t.Helper()
-	f := &fakeAPI{}
+	f := &FakeAPI{}
 	var replies [][]byte
 	for _, r := range responses {
 		b, err := os.ReadFile(filepath.Join("testdata", r))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		replies = append(replies, b)
 	}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -117,39 +123,41 @@ func newFakeAPI(t *testing.T, responses ...string) *fakeAPI {
 	return f
 }
 
-func (f *fakeAPI) body(i int) []byte {
+// Body returns the body of request i.
+func (f *FakeAPI) Body(i int) []byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.bodies[i]
 }
 
-// goldenJSON compares JSON with a golden file, both indented; -update
-// rewrites the file.
-func goldenJSON(t *testing.T, name string, got []byte) {
+// Path returns the URL path of request i.
+func (f *FakeAPI) Path(i int) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.paths[i]
+}
+
+// GoldenJSON compares JSON with the golden file testdata/name, both
+// indented; -tooltest.update (see tooltest.Updating) rewrites the file.
+func GoldenJSON(t *testing.T, name string, got []byte) {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, json.Indent(&b, got, "", "  "))
+	if err := json.Indent(&b, got, "", "  "); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 	b.WriteByte('\n')
 	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	if tooltest.Updating() {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "no golden file; run the test with -update to create it")
-	if string(want) != b.String() {
-		t.Errorf("%s differs from what was sent (run with -update if the change is intended):\n%s", path, diff(string(want), b.String()))
+	if err != nil {
+		t.Fatalf("no golden file (%v); run the test with -tooltest.update to create it", err)
+	}
+	if d := linediff.Unified(string(want), b.String()); d != "" {
+		t.Errorf("%s differs from what was sent (run with -tooltest.update if the change is intended):\n%s", path, d)
 	}
 }
-
-func diff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range min(len(w), len(g)) {
-		if w[i] != g[i] {
-			return "line " + itoa(i+1) + ":\n- " + w[i] + "\n+ " + g[i]
-		}
-	}
-	return "lengths differ"
-}
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }

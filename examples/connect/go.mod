@@ -6,9 +6,9 @@ require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
-	github.com/toolbelt-go/tool/anthropic v0.0.0-00010101000000-000000000000
-	github.com/toolbelt-go/tool/gemini v0.0.0-00010101000000-000000000000
-	github.com/toolbelt-go/tool/openai v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/toolanthropic v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/toolgemini v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/toolopenai v0.0.0-00010101000000-000000000000
 	google.golang.org/genai v1.77.0
 )
 
@@ -52,7 +52,7 @@ require (
 
 replace (
 	github.com/toolbelt-go/tool => ../../
-	github.com/toolbelt-go/tool/anthropic => ../../anthropic
-	github.com/toolbelt-go/tool/gemini => ../../gemini
-	github.com/toolbelt-go/tool/openai => ../../openai
+	github.com/toolbelt-go/tool/toolanthropic => ../../toolanthropic
+	github.com/toolbelt-go/tool/toolgemini => ../../toolgemini
+	github.com/toolbelt-go/tool/toolopenai => ../../toolopenai
 )

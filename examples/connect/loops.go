@@ -9,9 +9,9 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/toolbelt-go/tool"
-	toolanthropic "github.com/toolbelt-go/tool/anthropic"
-	toolgemini "github.com/toolbelt-go/tool/gemini"
-	toolopenai "github.com/toolbelt-go/tool/openai"
+	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
+	toolgemini "github.com/toolbelt-go/tool/toolgemini"
+	toolopenai "github.com/toolbelt-go/tool/toolopenai"
 )
 
 // The three functions below are the whole agent loop a program writes, one

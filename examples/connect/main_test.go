@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/toolbelt-go/tool"
-	toolanthropic "github.com/toolbelt-go/tool/anthropic"
+	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
 	"github.com/toolbelt-go/tool/dialect"
-	toolgemini "github.com/toolbelt-go/tool/gemini"
-	toolopenai "github.com/toolbelt-go/tool/openai"
+	toolgemini "github.com/toolbelt-go/tool/toolgemini"
+	toolopenai "github.com/toolbelt-go/tool/toolopenai"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 

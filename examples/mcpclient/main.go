@@ -24,7 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
-	toolmcp "github.com/toolbelt-go/tool/mcp"
+	toolmcp "github.com/toolbelt-go/tool/toolmcp"
 )
 
 // serveEnv makes this program the built-in server instead of the client.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
-	toolmcp "github.com/toolbelt-go/tool/mcp"
+	toolmcp "github.com/toolbelt-go/tool/toolmcp"
 )
 
 // serve is the built-in server: a few tools of a Toolbelt registry over

@@ -5,7 +5,7 @@ go 1.25.0
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
-	github.com/toolbelt-go/tool/mcp v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/toolmcp v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -28,5 +28,5 @@ require (
 
 replace (
 	github.com/toolbelt-go/tool => ../../
-	github.com/toolbelt-go/tool/mcp => ../../mcp
+	github.com/toolbelt-go/tool/toolmcp => ../../toolmcp
 )

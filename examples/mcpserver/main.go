@@ -21,7 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
-	toolmcp "github.com/toolbelt-go/tool/mcp"
+	toolmcp "github.com/toolbelt-go/tool/toolmcp"
 )
 
 func main() {

@@ -6,7 +6,7 @@ require (
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/stretchr/testify v1.12.1
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
-	github.com/toolbelt-go/tool/redis v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/toolredis v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -25,5 +25,5 @@ require (
 
 replace (
 	github.com/toolbelt-go/tool => ../../
-	github.com/toolbelt-go/tool/redis => ../../redis
+	github.com/toolbelt-go/tool/toolredis => ../../toolredis
 )

@@ -29,8 +29,8 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/toolbelt-go/tool"
-	toolredis "github.com/toolbelt-go/tool/redis"
-	"github.com/toolbelt-go/tool/redis/redistest"
+	toolredis "github.com/toolbelt-go/tool/toolredis"
+	"github.com/toolbelt-go/tool/toolredis/redistest"
 	"github.com/toolbelt-go/tool/toolslog"
 )
 

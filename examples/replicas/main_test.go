@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
-	"github.com/toolbelt-go/tool/redis/redistest"
+	"github.com/toolbelt-go/tool/toolredis/redistest"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 

@@ -1,0 +1,87 @@
+package toolmcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolbelt-go/tool"
+	toolmcp "github.com/toolbelt-go/tool/toolmcp"
+)
+
+type WeatherArgs struct {
+	City string `json:"city" jsonschema:"description=City name,minLength=1"`
+}
+
+// A registry served to an MCP client: here the SDK's own client, over
+// in-memory pipes, where a real server would use stdio or HTTP.
+func ExampleAddTools() {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.ReadOnly},
+		func(_ context.Context, in WeatherArgs) (string, error) { return "21°C and sunny in " + in.City, nil }))
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "v1.0.0"}, nil)
+	toolmcp.AddTools(server, reg, nil)
+
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, _ := server.Connect(ctx, st, nil)
+	defer ss.Wait()
+	cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+	defer cs.Close()
+
+	list, _ := cs.ListTools(ctx, nil)
+	fmt.Println(list.Tools[0].Name, list.Tools[0].Annotations.ReadOnlyHint)
+
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"city": "Lisbon"}})
+	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+
+	// Toolbelt's preflight is the only validator: the model gets a retry hint.
+	res, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"town": "Lisbon"}})
+	fmt.Println(res.IsError)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// weather true
+	// false 21°C and sunny in Lisbon
+	// true
+	// Invalid arguments for weather (2 problems):
+	// - /city: missing required key "city" (string)
+	// - /town: unknown key "town"; allowed keys: city
+	// Required keys: city.
+	// Expected shape: {"city": "<string>"}
+	// Fix the arguments and call weather again.
+}
+
+// The tools of an MCP server behind a registry: its preflight checks the
+// server's schema before the server sees a call.
+func ExampleAddRemoteTools() {
+	// A server to connect to; any MCP server will do.
+	remote := mcp.NewServer(&mcp.Implementation{Name: "calc", Version: "v1.0.0"}, nil)
+	remote.AddTool(&mcp.Tool{Name: "add", Description: "Add two numbers.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ A, B float64 }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil
+		})
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, _ := remote.Connect(ctx, st, nil)
+	defer ss.Wait()
+	cs, _ := toolmcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+	defer cs.Close()
+
+	reg := tool.NewRegistry[struct{}](nil)
+	added, err := toolmcp.AddRemoteTools(ctx, reg, cs, &toolmcp.RemoteOptions{Prefix: "calc_"})
+	fmt.Println(added, err)
+
+	res := reg.Call(ctx, struct{}{}, tool.Request{Name: "calc_add", Args: json.RawMessage(`{"a":2,"b":40}`)})
+	fmt.Println(res.Status, res.Text())
+	res = reg.Call(ctx, struct{}{}, tool.Request{Name: "calc_add", Args: json.RawMessage(`{"a":2}`)})
+	fmt.Println(res.Status)
+	// Output:
+	// [calc_add] <nil>
+	// ok 42
+	// invalid
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
-	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
 	"github.com/toolbelt-go/tool/internal/providertest"
+	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
 )
 
 func testClient(f *providertest.FakeAPI) anthropic.Client {

@@ -10,8 +10,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/toolbelt-go/tool"
-	toolgemini "github.com/toolbelt-go/tool/toolgemini"
 	"github.com/toolbelt-go/tool/internal/providertest"
+	toolgemini "github.com/toolbelt-go/tool/toolgemini"
 )
 
 const model = "gemini-3-flash"

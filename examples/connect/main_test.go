@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/toolbelt-go/tool"
-	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
 	"github.com/toolbelt-go/tool/dialect"
+	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
 	toolgemini "github.com/toolbelt-go/tool/toolgemini"
 	toolopenai "github.com/toolbelt-go/tool/toolopenai"
 	"github.com/toolbelt-go/tool/tooltest"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -243,4 +245,89 @@ func TestTheSealCoversTheBytesThatRun(t *testing.T) {
 	require.Equal(t, tool.StatusDenied, res.Status, res.Text())
 	assert.ErrorIs(t, res.Err, tool.ErrArgsChanged)
 	assert.Empty(t, rec.last(), "what was not approved did not run")
+}
+
+// nestedAlternatives is a schema whose every level is an anyOf of two
+// branches that both lead into the same item: a value nested d deep is
+// checked 2^d times by a validator that does not remember what it checked.
+func nestedAlternatives(levels int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"a":{"$ref":"#/$defs/l0"}},"$defs":{`)
+	for i := range levels {
+		next := `{"$ref":"#/$defs/l` + strconv.Itoa(i+1) + `"}`
+		if i == levels-1 {
+			next = `{"type":"integer"}`
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"l` + strconv.Itoa(i) + `":{"anyOf":[{"type":"array","items":` + next + `},{"type":"array","items":` + next + `,"minItems":1}]}`)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+func nestedArgs(levels int) string {
+	return `{"a":` + strings.Repeat("[", levels) + `"x"` + strings.Repeat("]", levels) + `}`
+}
+
+func TestPreflightIsBoundedInMemory(t *testing.T) {
+	t.Run("nested alternatives are refused at registration", func(t *testing.T) {
+		err := tool.NewRegistry[struct{}](nil).Add((&rawRecorder{}).tool("n", nestedAlternatives(24)))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "over a million subschema checks can fall on one value")
+		assert.Contains(t, err.Error(), "AllowCostlySchemas")
+	})
+	t.Run("a small call past the bound is refused, not validated", func(t *testing.T) {
+		// Unbounded, this 57-byte call took tens of gigabytes.
+		r := tool.NewRegistry[struct{}](&tool.RegistryOptions{AllowCostlySchemas: true})
+		rec := &rawRecorder{}
+		require.NoError(t, r.Add(rec.tool("n", nestedAlternatives(24))))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res := call(r, "n", nestedArgs(24))
+		runtime.ReadMemStats(&after)
+		require.Equal(t, tool.StatusInvalid, res.Status, res.Text())
+		assert.Contains(t, res.Text(), "too costly to check")
+		assert.Empty(t, rec.last(), "the tool did not run")
+		var ae *tool.ArgsError
+		require.ErrorAs(t, res.Err, &ae)
+		assert.Equal(t, "too_costly", ae.Problems[0].Code)
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(256<<20), "validation allocated within its bound")
+	})
+	t.Run("MaxSchemaChecks raises the bound", func(t *testing.T) {
+		schema := nestedAlternatives(12) // about 8,000 checks for a call 12 deep
+		small := tool.NewRegistry[struct{}](&tool.RegistryOptions{AllowCostlySchemas: true, Limits: tool.Limits{MaxSchemaChecks: 1000}})
+		require.NoError(t, small.Add((&rawRecorder{}).tool("n", schema)))
+		assert.Contains(t, call(small, "n", nestedArgs(12)).Text(), "too costly")
+
+		large := tool.NewRegistry[struct{}](&tool.RegistryOptions{AllowCostlySchemas: true, Limits: tool.Limits{MaxSchemaChecks: 1 << 15}})
+		rec := &rawRecorder{}
+		require.NoError(t, large.Add(rec.tool("n", schema)))
+		res := call(large, "n", `{"a":`+strings.Repeat("[", 12)+`7`+strings.Repeat("]", 12)+`}`)
+		assert.Equal(t, tool.StatusOK, res.Status, res.Text())
+	})
+	t.Run("alternatives that differ by key register and validate deep calls", func(t *testing.T) {
+		// A filter language: each operator is its own key, so only one
+		// branch leads into each member and the checks stay linear.
+		expr := `{"type":"object","properties":{"where":{"$ref":"#/$defs/e"}},"required":["where"],"$defs":{"e":{"anyOf":[
+			{"type":"object","properties":{"eq":{"type":"array","items":{"type":"string"}}},"required":["eq"],"additionalProperties":false},
+			{"type":"object","properties":{"and":{"type":"array","items":{"$ref":"#/$defs/e"}}},"required":["and"],"additionalProperties":false},
+			{"type":"object","properties":{"or":{"type":"array","items":{"$ref":"#/$defs/e"}}},"required":["or"],"additionalProperties":false},
+			{"type":"object","properties":{"not":{"$ref":"#/$defs/e"}},"required":["not"],"additionalProperties":false}]}}}`
+		r := tool.NewRegistry[struct{}](nil)
+		rec := &rawRecorder{}
+		require.NoError(t, r.Add(rec.tool("q", expr)))
+		assert.Empty(t, r.Warnings())
+		deep := `{"eq":["a","b"]}`
+		for i := range 30 {
+			if i%2 == 0 {
+				deep = `{"not":` + deep + `}`
+			} else {
+				deep = `{"and":[` + deep + `,{"eq":["c","d"]}]}`
+			}
+		}
+		res := call(r, "q", `{"where":`+deep+`}`)
+		assert.Equal(t, tool.StatusOK, res.Status, res.Text())
+	})
 }

@@ -50,7 +50,7 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 			return pf
 		}
 	}
-	pf.args = &argsSchema{tool: def.Name, schema: s, limits: lim.parser()}
+	pf.args = newArgsSchema(def.Name, s, lim)
 	pf.validator, _ = As[ArgsValidator](t)
 	_, pf.paginated = As[pageMarker](t)
 	if pf.prep != nil {

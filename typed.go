@@ -97,7 +97,7 @@ func (c *typedCore[In]) init(def Definition, out reflect.Type) {
 	}
 	c.pf = &preflight{err: c.err, prep: c}
 	if c.err == nil {
-		c.pf.args = &argsSchema{tool: def.Name, schema: c.schema, limits: Limits{}.parser()}
+		c.pf.args = newArgsSchema(def.Name, c.schema, Limits{})
 	}
 }
 

@@ -15,10 +15,11 @@ import (
 	"github.com/toolbelt-go/tool/internal/text"
 )
 
-// Limits bounds the arguments preflight accepts. They are checked in one
-// linear pass over the bytes, before any schema validation, so validation
-// time and error size stay bounded whatever the model sends. A zero field
-// means its default.
+// Limits bounds the arguments preflight accepts. The size limits are
+// checked in one linear pass over the bytes, before any schema validation;
+// MaxSchemaChecks then bounds the validation itself, so validation time and
+// memory stay bounded whatever the schema and whatever the model sends. A
+// zero field means its default.
 type Limits struct {
 	MaxBytes        int // whole argument document; default 1 MiB
 	MaxDepth        int // nesting of objects and arrays; default 64
@@ -26,7 +27,23 @@ type Limits struct {
 	MaxNumberLength int // one number token; default 100 characters
 	MaxExponent     int // a number's written exponent, ±; default 400
 	MaxElements     int // members of one object or items of one array; default 10,000
+
+	// MaxSchemaChecks bounds the subschema checks validating one call may
+	// take; default 32,768 (DefaultMaxSchemaChecks). A schema whose
+	// alternatives (anyOf, oneOf, $ref) lead into the same nested value
+	// checks it once per path, so a few bytes of deeply nested arguments
+	// can cost millions of checks, each some hundreds of bytes of memory.
+	// Preflight counts the checks before validating, and a call past the
+	// bound is refused as invalid arguments ("send a smaller or shallower
+	// value"). Schemas built from Go types, and any schema without nested
+	// alternatives, take about one check per value.
+	MaxSchemaChecks int
 }
+
+// DefaultMaxSchemaChecks is the default of [Limits.MaxSchemaChecks]: at
+// most about 50 MB and 100 ms of validation per call in the worst case,
+// room for several thousand values of a schema with alternatives.
+const DefaultMaxSchemaChecks = 1 << 15
 
 func (l Limits) parser() jsonparse.Limits {
 	or := func(v, d int) int {
@@ -100,7 +117,7 @@ const (
 // costProblems judges the schema's worst case against the budget: costly
 // past the refusal budget, warn past the warning one.
 func (a *argsSchema) costProblems() (costly, warn string) {
-	c := a.schema.Cost()
+	c := a.schema.Cost(a.limits.MaxDepth)
 	work := c.PatternInstructions * a.limits.MaxBytes
 	switch {
 	case work > patternWorkRefused:
@@ -108,15 +125,25 @@ func (a *argsSchema) costProblems() (costly, warn string) {
 			" instructions; checking arguments of up to " + strconv.Itoa(a.limits.MaxBytes) + " bytes against it could take seconds per call. " +
 			"Bound its repetitions (use + or * rather than {1,1000}), anchor it, or lower Limits.MaxBytes"
 	case c.FanOut > fanOutRefused:
-		costly = "up to " + strconv.Itoa(c.FanOut) + " subschemas can check one value (anyOf, oneOf, allOf and $ref nested in each other); " +
-			"validation could take seconds per call. Flatten the alternatives"
+		costly = "up to " + fanOutText(c.FanOut) + " subschema checks can fall on one value (alternatives such as anyOf, oneOf and $ref " +
+			"that lead into the same nested member multiply with every level), so a small call could take seconds and gigabytes to validate. " +
+			"Flatten the alternatives, or make them differ by key so that only one leads into each member"
 	case work > patternWorkWarned:
 		warn = "the pattern " + strconv.Quote(text.Cut(c.Pattern, 80)) + " compiles to " + strconv.Itoa(c.PatternInstructions) +
 			" instructions: a call near the argument size limit may take about a second to validate"
 	case c.FanOut > fanOutWarned:
-		warn = strconv.Itoa(c.FanOut) + " subschemas can check one value: invalid calls may be slow to validate"
+		warn = fanOutText(c.FanOut) + " subschema checks can fall on one value: calls with deeply nested values may be refused as too costly to validate"
+	case !c.FanOutComplete:
+		warn = "the schema is too intricate to predict its validation cost; each call's cost is still bounded by Limits.MaxSchemaChecks"
 	}
 	return costly, warn
+}
+
+func fanOutText(n int) string {
+	if n >= 1<<20 {
+		return "over a million"
+	}
+	return strconv.Itoa(n)
 }
 
 // argsSchema is what preflight knows of one tool's input.
@@ -124,6 +151,25 @@ type argsSchema struct {
 	tool   string
 	schema *schema.Schema
 	limits jsonparse.Limits
+	work   schema.Work // the most validation one call may take
+}
+
+func newArgsSchema(tool string, s *schema.Schema, lim Limits) *argsSchema {
+	checks := lim.MaxSchemaChecks
+	if checks <= 0 {
+		checks = DefaultMaxSchemaChecks
+	}
+	return &argsSchema{tool: tool, schema: s, limits: lim.parser(),
+		work: schema.Work{Checks: checks, PatternSteps: patternWorkRefused}}
+}
+
+// errTooCostly is the cause when validating the arguments would take more
+// than the limits allow.
+type errTooCostly struct{ work, budget schema.Work }
+
+func (e *errTooCostly) Error() string {
+	return fmt.Sprintf("validating the arguments would take more than %d schema checks or %d pattern steps (counted %d and %d before stopping)",
+		e.budget.Checks, e.budget.PatternSteps, e.work.Checks, e.work.PatternSteps)
 }
 
 // check runs preflight on the arguments: the strict read, strict-mode
@@ -164,6 +210,10 @@ func (a *argsSchema) check(ctx context.Context, rt *runtimeConfig, raw json.RawM
 func (a *argsSchema) verdict(v any) error {
 	if a.schema.Valid(v) {
 		return nil
+	}
+	// The authority's work is counted first: it has no bound of its own.
+	if w := a.schema.Work(v, a.work); !w.Within(a.work) {
+		return &errTooCostly{work: w, budget: a.work}
 	}
 	return a.schema.Validate(v)
 }

@@ -325,19 +325,36 @@ type Cost struct {
 	PatternInstructions int
 	// Pattern is that pattern.
 	Pattern string
-	// FanOut is the most subschemas that can check one value, through
-	// $ref, allOf, anyOf, oneOf, not, if/then/else and dependentSchemas.
+	// FanOut is the most subschema checks one value can get, at any depth
+	// and whatever keys lead to it: subschemas that apply to the same value
+	// ($ref, allOf, anyOf, oneOf, not, if/then/else, dependentSchemas) add
+	// up, and alternatives that each lead into the same member multiply
+	// with every level of nesting.
 	FanOut int
+	// FanOutComplete reports whether FanOut was computed over every shape
+	// of arguments; when the schema is too intricate to explore, FanOut is
+	// the most found, and the call-time bound ([Schema.Checks]) still holds.
+	FanOutComplete bool
 }
 
-// maxFanOut caps the fan-out Cost computes.
-const maxFanOut = 1 << 20
+// fanOutExplore bounds the work of computing FanOut: the states explored
+// (a state being the set of subschemas that reach one value).
+const fanOutExplore = 20000
 
-// Cost returns the schema's worst case, for the registry to judge against
-// its limits.
-func (s *Schema) Cost() Cost {
+// Cost returns the schema's worst case for arguments nested at most
+// maxDepth deep, for the registry to judge against its limits. It is
+// computed once per schema and depth.
+func (s *Schema) Cost(maxDepth int) Cost {
+	if c, ok := s.costs.Load(maxDepth); ok {
+		return c.(Cost)
+	}
+	c := s.computeCost(maxDepth)
+	s.costs.Store(maxDepth, c)
+	return c
+}
+
+func (s *Schema) computeCost(maxDepth int) Cost {
 	var c Cost
-	memo := map[*Node]int{}
 	for _, n := range reachable(s.root) {
 		if n.Pattern != nil {
 			if k := patternInsts(n.Pattern.String()); k > c.PatternInstructions {
@@ -349,28 +366,9 @@ func (s *Schema) Cost() Cost {
 				c.PatternInstructions, c.Pattern = k, p
 			}
 		}
-		c.FanOut = max(c.FanOut, fanOut(n, memo, 0))
 	}
+	c.FanOut, c.FanOutComplete = s.cost.multiplicity(maxDepth, fanOutExplore)
 	return c
-}
-
-func fanOut(n *Node, memo map[*Node]int, depth int) int {
-	if v, ok := memo[n]; ok {
-		if v < 0 { // on the stack: a cycle (refused by Compile)
-			return maxFanOut
-		}
-		return v
-	}
-	if depth > 256 {
-		return maxFanOut
-	}
-	memo[n] = -1
-	total := 1
-	for _, c := range sameValue(n) {
-		total = min(total+fanOut(c, memo, depth+1), maxFanOut)
-	}
-	memo[n] = total
-	return total
 }
 
 func patternInsts(p string) int {

@@ -91,7 +91,7 @@ func TestCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := s.Cost()
+		c := s.Cost(64)
 		if c.PatternInstructions < tt.minInsts || (c.PatternInstructions > 100) != tt.wantLargeInsts || c.FanOut != tt.fan {
 			t.Errorf("%s: cost %v", tt.schema, c)
 		}
@@ -114,7 +114,7 @@ func TestCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := s.Cost(); c.FanOut < 1<<19 {
+	if c := s.Cost(64); c.FanOut < 1<<19 {
 		t.Errorf("nested anyOf: fan-out %d, want about 2^20", c.FanOut)
 	}
 }

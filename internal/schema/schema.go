@@ -31,6 +31,8 @@ type Schema struct {
 	raw       json.RawMessage
 	authority *jsonschema.Schema
 	root      *Node
+	cost      *costGraph // the authority's schema, as the cost bounds read it
+	costs     sync.Map   // argument depth → Cost
 
 	leavesOnce sync.Once // fills the nodes' skeletonLeaf, for Skeleton
 }
@@ -132,7 +134,7 @@ func compile(raw json.RawMessage) (*Schema, error) {
 		}
 		return nil, fmt.Errorf("schema does not compile: %s", oneLine(err.Error()))
 	}
-	s := &Schema{raw: raw, authority: authority, root: buildTree(doc, pats)}
+	s := &Schema{raw: raw, authority: authority, root: buildTree(doc, pats), cost: newCostGraph(authority)}
 	if problems := s.problems(c); len(problems) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUnusable, strings.Join(problems, "; "))
 	}
@@ -176,11 +178,17 @@ type object struct {
 	m    map[string]any
 }
 
+// MaxDepth is how deeply a schema document may nest objects and arrays.
+// Tool schemas written by people or generated from Go types stay far below
+// it; a deeper one (from a remote server, say) would only make every walk
+// over it deep, so it is refused.
+const MaxDepth = 256
+
 // decodeOrdered decodes JSON with json.Number numbers and ordered objects.
 func decodeOrdered(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -190,13 +198,16 @@ func decodeOrdered(raw []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth == MaxDepth {
+			return nil, fmt.Errorf("the schema nests objects and arrays more than %d deep", MaxDepth)
+		}
 		switch t {
 		case '{':
 			o := &object{m: map[string]any{}}
@@ -206,7 +217,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 					return nil, err
 				}
 				k := kt.(string)
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -221,7 +232,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			a := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}

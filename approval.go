@@ -69,7 +69,7 @@ type Decision struct {
 	Kind DecisionKind
 	// Reason, for Deny, tells the model why (and what to do instead).
 	Reason string
-	// Args, for EditArgs, replaces the arguments.
+	// Args, for DecisionEdit, replaces the arguments.
 	Args json.RawMessage
 }
 
@@ -90,9 +90,9 @@ func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Decisio
 	return f(ctx, req)
 }
 
-// DefaultApprovalTimeout bounds the wait for an approver when
+// defaultApprovalTimeout bounds the wait for an approver when
 // ApprovalOptions leave it unset: long enough for a person to read a diff.
-const DefaultApprovalTimeout = 10 * time.Minute
+const defaultApprovalTimeout = 10 * time.Minute
 
 // ApprovalOptions configure the [Approval] middleware.
 type ApprovalOptions[C any] struct {
@@ -104,14 +104,14 @@ type ApprovalOptions[C any] struct {
 	Approver Approver
 	// Timeout bounds the wait for the approver, and how long a deferred
 	// approval ([DecisionDefer]) may be answered. Zero means
-	// [DefaultApprovalTimeout]. The wait does not count against the tool's
+	// 10 minutes. The wait does not count against the tool's
 	// own timeout.
 	Timeout time.Duration
-	// Memory keeps "allow always" answers and the claims of resumed
-	// approvals. Nil means a new [NewApprovalMemory] for this middleware.
-	Memory ApprovalMemory
+	// Store keeps "allow always" answers and the claims of resumed
+	// approvals. Nil means a new [NewMemoryApprovalStore] for this middleware.
+	Store ApprovalStore
 	// RememberFor is how long an "allow always" answer holds. Zero means
-	// [DefaultRememberFor].
+	// 12 hours.
 	RememberFor time.Duration
 	// Session names the session a call belongs to, which "allow always" is
 	// remembered for. Nil means [Request.Session]. A call whose session is
@@ -120,9 +120,9 @@ type ApprovalOptions[C any] struct {
 	Session func(call *Call[C]) string
 }
 
-// DefaultRememberFor is how long an "allow always" answer holds when
+// defaultRememberFor is how long an "allow always" answer holds when
 // ApprovalOptions leave it unset: a working day.
-const DefaultRememberFor = 12 * time.Hour
+const defaultRememberFor = 12 * time.Hour
 
 // Host-side causes of calls approval stopped. Each is wrapped in the
 // Result's Err; the model sees its own text.
@@ -146,7 +146,7 @@ type PendingApproval struct {
 	// State is opaque and signed with the registry's [Keyring]: bound to
 	// the tool, the canonical arguments, the session and Expires, and good
 	// for one answer. Any replica sharing the keyring (and, to refuse a
-	// second use everywhere, the [ApprovalMemory]) can resume the call.
+	// second use everywhere, the [ApprovalStore]) can resume the call.
 	State string
 	// Request is what the person must be shown, as an approver would be.
 	Request ApprovalRequest
@@ -176,16 +176,19 @@ type ApprovalAnswer struct {
 // canonical arguments and to the call ID, and checked again just before
 // the tool starts, so a middleware that changes the arguments after
 // approval, or a call that reuses another's approval, does not run.
-func Approval[C any](opts ApprovalOptions[C]) Middleware[C] {
-	a := &approval[C]{opts: opts}
+func Approval[C any](opts *ApprovalOptions[C]) Middleware[C] {
+	a := &approval[C]{}
+	if opts != nil {
+		a.opts = *opts
+	}
 	if a.opts.Policy == nil {
 		a.opts.Policy = AskForWritesPolicy()
 	}
 	if a.opts.Timeout <= 0 {
-		a.opts.Timeout = DefaultApprovalTimeout
+		a.opts.Timeout = defaultApprovalTimeout
 	}
-	if a.opts.Memory == nil {
-		a.opts.Memory = NewApprovalMemory(0)
+	if a.opts.Store == nil {
+		a.opts.Store = NewMemoryApprovalStore(0)
 	}
 	return func(next Handler[C]) Handler[C] {
 		return func(ctx context.Context, call *Call[C]) *Result {
@@ -263,7 +266,7 @@ func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C],
 	case DecisionAllowAlways:
 		if remember {
 			// Not remembering only means asking again; it never allows more.
-			mem, exp := a.opts.Memory, time.Now().Add(a.rememberFor())
+			mem, exp := a.opts.Store, time.Now().Add(a.rememberFor())
 			callHook(ctx, call.runtime(), func(ctx context.Context) error { return mem.Remember(ctx, session, key, exp) })
 		}
 	case DecisionEdit:
@@ -287,7 +290,7 @@ func (a *approval[C]) rememberFor() time.Duration {
 	if a.opts.RememberFor > 0 {
 		return a.opts.RememberFor
 	}
-	return DefaultRememberFor
+	return defaultRememberFor
 }
 
 // approvalStateTool is the tool field of an approval state's signed
@@ -340,7 +343,7 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), why)
 	}
 	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(nonce)
-	mem, exp := a.opts.Memory, time.Now().Add(a.opts.Timeout+time.Minute)
+	mem, exp := a.opts.Store, time.Now().Add(a.opts.Timeout+time.Minute)
 	type claim struct {
 		first bool
 		err   error
@@ -351,7 +354,7 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	})
 	first, err := c.first, c.err
 	if outcome != hookOK {
-		err = errors.New("the approval memory did not answer")
+		err = errors.New("the approval store did not answer")
 	}
 	switch {
 	case err != nil:
@@ -394,7 +397,7 @@ func classifierInput[C any](c Classifier, call *Call[C]) any {
 // allowed asks the memory whether "allow always" holds; an error, a panic
 // or no answer in time means no.
 func (a *approval[C]) allowed(ctx context.Context, rt *runtimeConfig, session, key string) bool {
-	mem := a.opts.Memory
+	mem := a.opts.Store
 	type answer struct {
 		ok  bool
 		err error

@@ -118,13 +118,13 @@ func TestDeferredApproval(t *testing.T) {
 	t.Run("another replica with the same keyring and memory", func(t *testing.T) {
 		keys, err := tool.KeyringFromSecret([]byte("a shared secret of at least 32 bytes!"))
 		require.NoError(t, err)
-		mem := tool.NewApprovalMemory(0)
+		mem := tool.NewMemoryApprovalStore(0)
 		replica := func() (*tool.Registry[struct{}], *int) {
 			runs := new(int)
 			r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
-			r.MustAdd(tool.New(tool.Definition{Name: "deploy", Description: "Deploys.", Safety: tool.Mutating},
+			r.MustAdd(tool.New(tool.Definition{Name: "deploy", Description: "Deploys.", Safety: tool.SafetyMutating},
 				func(context.Context, struct{}) (string, error) { *runs++; return "deployed", nil }))
-			r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Defer()), Memory: mem}))
+			r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Defer()), Store: mem}))
 			return r, runs
 		}
 		a, aRuns := replica()
@@ -139,10 +139,10 @@ func TestDeferredApproval(t *testing.T) {
 	})
 }
 
-func TestApprovalMemoryBounds(t *testing.T) {
+func TestApprovalStoreBounds(t *testing.T) {
 	ctx := context.Background()
 	t.Run("answers: the oldest is forgotten", func(t *testing.T) {
-		m := tool.NewApprovalMemory(2)
+		m := tool.NewMemoryApprovalStore(2)
 		later := time.Now().Add(time.Hour)
 		for _, k := range []string{"a", "b", "c"} {
 			require.NoError(t, m.Remember(ctx, "s", k, later))
@@ -157,7 +157,7 @@ func TestApprovalMemoryBounds(t *testing.T) {
 	})
 	t.Run("claims: never forgotten before they expire", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			m := tool.NewApprovalMemory(2)
+			m := tool.NewMemoryApprovalStore(2)
 			for _, id := range []string{"x", "y"} {
 				first, err := m.Claim(ctx, id, time.Now().Add(time.Minute))
 				require.NoError(t, err)
@@ -167,7 +167,7 @@ func TestApprovalMemoryBounds(t *testing.T) {
 			require.NoError(t, err)
 			assert.False(t, first, "a second claim")
 			_, err = m.Claim(ctx, "z", time.Now().Add(time.Minute))
-			assert.True(t, errors.Is(err, tool.ErrApprovalMemoryFull), "full of live claims: refused, not forgotten")
+			assert.True(t, errors.Is(err, tool.ErrApprovalStoreFull), "full of live claims: refused, not forgotten")
 			time.Sleep(2 * time.Minute)
 			first, err = m.Claim(ctx, "z", time.Now().Add(time.Minute))
 			require.NoError(t, err)

@@ -54,14 +54,14 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 	if opts.Approver == nil {
 		opts.Approver = f.approver
 	}
-	read := tool.New(tool.Definition{Name: "read_file", Description: "Reads a file.", Safety: tool.ReadOnly},
+	read := tool.New(tool.Definition{Name: "read_file", Description: "Reads a file.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in struct {
 			Path string `json:"path"`
 		}) (string, error) {
 			f.record("read " + in.Path)
 			return f.files[in.Path], nil
 		})
-	write := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "write_file", Title: "Write a file", Description: "Writes a file.", Safety: tool.Mutating},
+	write := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "write_file", Title: "Write a file", Description: "Writes a file.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in writeArgs) (string, error) {
 			f.record("write " + in.Path + " " + in.Content)
 			return "written", nil
@@ -83,7 +83,7 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 			return tool.Preview{Title: "Edit " + in.Path, Edits: []tool.Edit{{Path: in.Path, Old: f.files[in.Path], New: in.Content}}}, nil
 		},
 	})
-	shell := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.Mutating},
+	shell := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in shellArgs) (string, error) {
 			f.record("shell " + in.Command)
 			return "ran", nil
@@ -91,9 +91,9 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 		Classify: func(in shellArgs) tool.Safety {
 			switch strings.Fields(in.Command)[0] {
 			case "rm", "truncate":
-				return tool.Destructive
+				return tool.SafetyDestructive
 			case "ls", "cat":
-				return tool.ReadOnly
+				return tool.SafetyReadOnly
 			}
 			return tool.SafetyUnspecified
 		},
@@ -106,7 +106,7 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 	})
 	f.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: f.rec})
 	require.NoError(t, f.reg.Add(read, write, shell))
-	f.reg.Use(tool.Approval(opts))
+	f.reg.Use(tool.Approval(&opts))
 	return f
 }
 
@@ -209,7 +209,7 @@ func TestApprovalWaitEnds(t *testing.T) {
 			}
 			r := tool.NewRegistry[struct{}](nil)
 			r.MustAdd(sleeper("t", time.Second, 500*time.Millisecond))
-			r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(slowYes)}))
+			r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(slowYes)}))
 			tooltest.WantOK(t, call(r, "t", ""))
 		})
 	})
@@ -233,7 +233,7 @@ func TestApprovalPolicyPaths(t *testing.T) {
 
 	none := tool.NewRegistry[struct{}](nil)
 	none.MustAdd(tool.New(tool.Definition{Name: "w", Description: "Writes."}, func(context.Context, noArgs) (string, error) { return "", nil }))
-	none.Use(tool.Approval(tool.ApprovalOptions[struct{}]{}))
+	none.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{}))
 	res = call(none, "w", "")
 	tooltest.WantStatus(t, res, tool.StatusDenied)
 	assert.ErrorIs(t, res.Err, tool.ErrNoApprover)
@@ -253,7 +253,7 @@ func TestApprovalRequestAndPreview(t *testing.T) {
 	assert.Equal(t, "write_file", req.Tool)
 	assert.Equal(t, "Write a file", req.DisplayName)
 	assert.Equal(t, "c1", req.CallID)
-	assert.Equal(t, tool.Mutating, req.Safety)
+	assert.Equal(t, tool.SafetyMutating, req.Safety)
 	assert.JSONEq(t, `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`, string(req.Args))
 	assert.True(t, strings.HasPrefix(string(req.Args), `{"content"`), "canonical: keys sorted")
 	assert.Equal(t, "Edit main.go", req.Preview.Title)
@@ -297,7 +297,7 @@ func TestAllowAlwaysMemory(t *testing.T) {
 		assert.Equal(t, 1, f.approver.Asked(), "mutating calls of the tool are remembered")
 		tooltest.WantOK(t, f.call("3", "shell", `{"command":"truncate -s0 notes"}`))
 		assert.Equal(t, 2, f.approver.Asked(), "a destructive call of the same tool is asked again")
-		assert.Equal(t, tool.Destructive, f.approver.Requests()[1].Safety)
+		assert.Equal(t, tool.SafetyDestructive, f.approver.Requests()[1].Safety)
 	})
 	t.Run("nothing without a session", func(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.AllowOnce(), tooltest.AllowOnce())
@@ -325,7 +325,7 @@ func TestAllowAlwaysMemory(t *testing.T) {
 		tooltest.WantStatus(t, f.call("2", "shell", `{"command":"rm a"}`), tool.StatusDenied)
 		assert.Equal(t, 2, f.approver.Asked())
 		assert.Equal(t, tool.RequireAskAlways, f.approver.Requests()[0].Requirement.Mode)
-		assert.Equal(t, tool.Destructive, f.approver.Requests()[0].Safety)
+		assert.Equal(t, tool.SafetyDestructive, f.approver.Requests()[0].Safety)
 	})
 	t.Run("per scope", func(t *testing.T) {
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowAlways(), tooltest.AllowOnce(), tooltest.AllowOnce())
@@ -350,12 +350,12 @@ func TestAllowAlwaysMemory(t *testing.T) {
 
 func TestApprovedIsWhatRuns(t *testing.T) {
 	t.Run("an edit is validated and runs", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.EditArgs(`{"path":"docs/a.md","content":"safer"}`))
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Edit(`{"path":"docs/a.md","content":"safer"}`))
 		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"main.go","content":"x"}`))
 		assert.Equal(t, []string{"write docs/a.md safer"}, f.runs())
 	})
 	t.Run("an invalid edit does not run", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.EditArgs(`{"path":""}`))
+		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Edit(`{"path":""}`))
 		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
 		tooltest.WantStatus(t, res, tool.StatusInvalid)
 		tooltest.WantTextContains(t, res, "approver edited the arguments", "/path")
@@ -395,10 +395,10 @@ func TestApprovedIsWhatRuns(t *testing.T) {
 
 func TestApprovalAroundOneTool(t *testing.T) {
 	approver := tooltest.NewApprover(tooltest.Deny("no"))
-	w := tool.Wrap(tool.Adapt[struct{}](tool.New(tool.Definition{Name: "w", Description: "Writes.", Safety: tool.Destructive},
+	w := tool.Wrap(tool.Adapt[struct{}](tool.New(tool.Definition{Name: "w", Description: "Writes.", Safety: tool.SafetyDestructive},
 		func(context.Context, noArgs) (string, error) { return "ran", nil })),
-		tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
-	res := tooltest.RunFor(t, w, struct{}{}, "")
+		tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
+	res := tooltest.RunFor(t, w, struct{}{}, "", nil)
 	tooltest.WantStatus(t, res, tool.StatusDenied)
 	assert.Equal(t, 1, approver.Asked())
 }
@@ -411,15 +411,15 @@ func TestPolicies(t *testing.T) {
 		in                                   tool.PolicyInput
 		askWrites, readOnly, allow, nonInter tool.Verdict
 	}{
-		{in(tool.ReadOnly, 0, 0), tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow},
-		{in(tool.Mutating, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.Destructive, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.Network, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.Mutating, tool.TierObserve, 0), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
-		{in(tool.ReadOnly, tool.TierConfirm, 0), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.Mutating, 0, tool.RequireAuto), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
-		{in(tool.ReadOnly, tool.TierObserve, tool.RequireAskAlways), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.ReadOnly, 0, tool.RequireScoped), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyReadOnly, 0, 0), tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.SafetyMutating, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyDestructive, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyNetwork, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyMutating, tool.TierObserve, 0), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.SafetyReadOnly, tool.TierConfirm, 0), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyMutating, 0, tool.RequireAuto), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.SafetyReadOnly, tool.TierObserve, tool.RequireAskAlways), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyReadOnly, 0, tool.RequireScoped), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
 	}
 	for _, c := range cases {
 		name := c.in.Safety.String() + "/" + c.in.Tier.String() + "/" + c.in.Requirement.Mode.String()
@@ -433,9 +433,9 @@ func TestPolicies(t *testing.T) {
 
 // Hooks layered on a tool keep the hooks it already has.
 func TestApprovalHooksStack(t *testing.T) {
-	base := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs a command.", Safety: tool.Mutating},
+	base := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs a command.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in shellArgs) (string, error) { return "ran", nil }),
-		tool.ApprovalHooks[shellArgs]{Classify: func(shellArgs) tool.Safety { return tool.Destructive }})
+		tool.ApprovalHooks[shellArgs]{Classify: func(shellArgs) tool.Safety { return tool.SafetyDestructive }})
 	both := tool.WithApprovalHooks(base, tool.ApprovalHooks[shellArgs]{
 		Describe: func(_ context.Context, in shellArgs) (tool.Preview, error) {
 			return tool.Preview{Title: "$ " + in.Command}, nil
@@ -443,10 +443,10 @@ func TestApprovalHooksStack(t *testing.T) {
 	})
 	approver := tooltest.NewApprover(tooltest.AllowOnce())
 	r := registryWith(t, nil, both)
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
 	tooltest.WantOK(t, call(r, "sh", `{"command":"make"}`))
 	req := approver.Requests()[0]
-	assert.Equal(t, tool.Destructive, req.Safety, "the inner Classify still applies")
+	assert.Equal(t, tool.SafetyDestructive, req.Safety, "the inner Classify still applies")
 	assert.Equal(t, "$ make", req.Preview.Title)
 }
 

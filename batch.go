@@ -22,7 +22,7 @@ type BatchOptions struct {
 // CallBatch runs the calls a model made in one turn and returns their
 // results in the order of reqs, one per request, none nil.
 //
-// Calls to read-only tools (Safety [ReadOnly], and read-only for these
+// Calls to read-only tools (Safety [SafetyReadOnly], and read-only for these
 // arguments if the tool is a [Classifier]) run in parallel, at most
 // Parallelism at once. Any other call runs alone, after every call before
 // it has finished and before any call after it starts, so the model's order
@@ -106,7 +106,7 @@ func (r *Registry[C]) parallelSafe(ctx context.Context, rt *runtimeConfig, req R
 		return true
 	}
 	if e.classifier == nil {
-		return e.def.Safety == ReadOnly
+		return e.def.Safety == SafetyReadOnly
 	}
 	if e.pf.args == nil {
 		return true // misconfigured: it will not run
@@ -120,5 +120,5 @@ func (r *Registry[C]) parallelSafe(ctx context.Context, rt *runtimeConfig, req R
 	if aerr != nil || stopped != nil {
 		return true // it will not run
 	}
-	return effectiveSafety(ctx, rt, e.def.Safety, e.classifier, v) == ReadOnly
+	return effectiveSafety(ctx, rt, e.def.Safety, e.classifier, v) == SafetyReadOnly
 }

@@ -63,7 +63,7 @@ func reqs(specs ...string) []tool.Request {
 func TestBatchOrderAndParallelism(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := &batchLog{}
-		r := registryWith(t, nil, l.tool("read", tool.ReadOnly, time.Second), l.tool("write", tool.Mutating, time.Second))
+		r := registryWith(t, nil, l.tool("read", tool.SafetyReadOnly, time.Second), l.tool("write", tool.SafetyMutating, time.Second))
 		start := time.Now()
 		res := r.CallBatch(context.Background(), struct{}{}, reqs("read1", "read2", "write3", "write4", "read5", "read6", "read7"), nil)
 		require.Len(t, res, 7)
@@ -81,7 +81,7 @@ func TestBatchOrderAndParallelism(t *testing.T) {
 func TestBatchParallelismBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := &batchLog{}
-		r := registryWith(t, nil, l.tool("read", tool.ReadOnly, 10*time.Millisecond))
+		r := registryWith(t, nil, l.tool("read", tool.SafetyReadOnly, 10*time.Millisecond))
 		calls := make([]tool.Request, 64)
 		for i := range calls {
 			calls[i] = tool.Request{ID: strconv.Itoa(i), Name: "read", Args: []byte(`{"n":1}`)}
@@ -100,11 +100,11 @@ func TestBatchParallelismBound(t *testing.T) {
 func TestBatchFailuresStayInTheirCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := &batchLog{}
-		boom := tool.New(tool.Definition{Name: "boom", Description: "Panics.", Safety: tool.ReadOnly},
+		boom := tool.New(tool.Definition{Name: "boom", Description: "Panics.", Safety: tool.SafetyReadOnly},
 			func(context.Context, stepArgs) (string, error) { panic("boom") })
-		hang := tool.New(tool.Definition{Name: "hang", Description: "Ignores its context.", Safety: tool.ReadOnly, Timeout: time.Second},
+		hang := tool.New(tool.Definition{Name: "hang", Description: "Ignores its context.", Safety: tool.SafetyReadOnly, Timeout: time.Second},
 			func(context.Context, stepArgs) (string, error) { time.Sleep(time.Hour); return "", nil })
-		r := registryWith(t, &tool.RegistryOptions{Grace: time.Second}, l.tool("read", tool.ReadOnly, 100*time.Millisecond), boom, hang)
+		r := registryWith(t, &tool.RegistryOptions{Grace: time.Second}, l.tool("read", tool.SafetyReadOnly, 100*time.Millisecond), boom, hang)
 		start := time.Now()
 		res := r.CallBatch(context.Background(), struct{}{}, reqs("read1", "boom1", "hang1", "nope1", "read2"), nil)
 		tooltest.WantText(t, res[0], "read1")
@@ -120,7 +120,7 @@ func TestBatchFailuresStayInTheirCall(t *testing.T) {
 func TestBatchCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := &batchLog{}
-		r := registryWith(t, nil, l.tool("read", tool.ReadOnly, time.Second), l.tool("write", tool.Mutating, time.Second))
+		r := registryWith(t, nil, l.tool("read", tool.SafetyReadOnly, time.Second), l.tool("write", tool.SafetyMutating, time.Second))
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(1500*time.Millisecond, cancel)
 		res := r.CallBatch(ctx, struct{}{}, reqs("write1", "write2", "write3", "read4"), nil)
@@ -140,7 +140,7 @@ func TestBatchCancel(t *testing.T) {
 func TestBatchUsesTheClassifier(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var running, peak atomic.Int32
-		sh := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs a command.", Safety: tool.Mutating},
+		sh := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs a command.", Safety: tool.SafetyMutating},
 			func(ctx context.Context, in shellArgs) (string, error) {
 				n := running.Add(1)
 				defer running.Add(-1)
@@ -151,7 +151,7 @@ func TestBatchUsesTheClassifier(t *testing.T) {
 				return in.Command, nil
 			}), tool.ApprovalHooks[shellArgs]{Classify: func(in shellArgs) tool.Safety {
 			if in.Command == "ls" {
-				return tool.ReadOnly
+				return tool.SafetyReadOnly
 			}
 			return tool.SafetyUnspecified
 		}})

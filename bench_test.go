@@ -158,7 +158,7 @@ func BenchmarkRegister1000(b *testing.B) {
 // of scheduling, in ns per batch.
 func BenchmarkBatch64(b *testing.B) {
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAdd(tool.New(tool.Definition{Name: "noop", Description: "Does nothing.", Safety: tool.ReadOnly},
+	r.MustAdd(tool.New(tool.Definition{Name: "noop", Description: "Does nothing.", Safety: tool.SafetyReadOnly},
 		func(context.Context, struct{}) (string, error) { return "ok", nil }))
 	calls := make([]tool.Request, 64)
 	for i := range calls {
@@ -185,7 +185,7 @@ func BenchmarkBatch64(b *testing.B) {
 // 8: ideally 8 rounds, 80 ms. It reports the ratio to that ideal.
 func BenchmarkBatchSleep(b *testing.B) {
 	r := tool.NewRegistry[struct{}](nil)
-	r.MustAdd(tool.New(tool.Definition{Name: "sleep", Description: "Sleeps 10 ms.", Safety: tool.ReadOnly},
+	r.MustAdd(tool.New(tool.Definition{Name: "sleep", Description: "Sleeps 10 ms.", Safety: tool.SafetyReadOnly},
 		func(context.Context, struct{}) (string, error) { time.Sleep(10 * time.Millisecond); return "ok", nil }))
 	calls := make([]tool.Request, 64)
 	for i := range calls {
@@ -209,7 +209,7 @@ func BenchmarkBatchSleep(b *testing.B) {
 func BenchmarkRatio(b *testing.B) {
 	plain := benchRegistry(b)
 	withApproval := benchRegistry(b)
-	withApproval.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
+	withApproval.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
 	for _, bc := range []struct {
 		name string
 		r    *tool.Registry[struct{}]

@@ -120,7 +120,7 @@ func (h *hooked[In]) Classify(args any) Safety {
 	}
 	in, ok := h.decode(args)
 	if !ok {
-		return Destructive // cannot tell: assume the worst
+		return SafetyDestructive // cannot tell: assume the worst
 	}
 	return h.h.Classify(in)
 }
@@ -159,7 +159,7 @@ func (h *hooked[In]) Describe(ctx context.Context, args any) (Preview, error) {
 // the call Destructive: when in doubt, ask.
 func effectiveSafety(ctx context.Context, rt *runtimeConfig, static Safety, c Classifier, args any) Safety {
 	if static == SafetyUnspecified {
-		static = Mutating
+		static = SafetyMutating
 	}
 	if c == nil {
 		return static
@@ -167,7 +167,7 @@ func effectiveSafety(ctx context.Context, rt *runtimeConfig, static Safety, c Cl
 	got, outcome := callHook(ctx, rt, func(context.Context) Safety { return c.Classify(args) })
 	switch {
 	case outcome != hookOK:
-		return Destructive
+		return SafetyDestructive
 	case got != SafetyUnspecified:
 		return got
 	}

@@ -43,7 +43,7 @@ type report struct {
 }
 
 func TestDefinitionJSON(t *testing.T) {
-	count := tool.New(tool.Definition{Name: "count", Title: "Count lines", Description: "Counts lines.", Safety: tool.ReadOnly},
+	count := tool.New(tool.Definition{Name: "count", Title: "Count lines", Description: "Counts lines.", Safety: tool.SafetyReadOnly},
 		func(context.Context, struct {
 			Path string `json:"path"`
 		}) (report, error) {
@@ -62,7 +62,7 @@ func TestDefinitionJSON(t *testing.T) {
 
 	var back tool.Definition
 	require.NoError(t, json.Unmarshal(b, &back))
-	assert.Equal(t, tool.ReadOnly, back.Safety)
+	assert.Equal(t, tool.SafetyReadOnly, back.Safety)
 	assert.Equal(t, def.Name, back.Name)
 	assert.JSONEq(t, string(def.InputSchema), string(back.InputSchema))
 }
@@ -73,10 +73,10 @@ func TestAnnotations(t *testing.T) {
 		def  tool.Definition
 		want tool.Annotations
 	}{
-		{tool.Definition{Safety: tool.ReadOnly}, tool.Annotations{ReadOnly: &yes, OpenWorld: &no}},
-		{tool.Definition{Safety: tool.Mutating, Idempotent: true}, tool.Annotations{ReadOnly: &no, Destructive: &no, Idempotent: &yes, OpenWorld: &no}},
-		{tool.Definition{Safety: tool.Destructive}, tool.Annotations{ReadOnly: &no, Destructive: &yes, Idempotent: &no, OpenWorld: &no}},
-		{tool.Definition{Safety: tool.Network}, tool.Annotations{ReadOnly: &no, Destructive: &no, Idempotent: &no, OpenWorld: &yes}},
+		{tool.Definition{Safety: tool.SafetyReadOnly}, tool.Annotations{ReadOnly: &yes, OpenWorld: &no}},
+		{tool.Definition{Safety: tool.SafetyMutating, Idempotent: true}, tool.Annotations{ReadOnly: &no, Destructive: &no, Idempotent: &yes, OpenWorld: &no}},
+		{tool.Definition{Safety: tool.SafetyDestructive}, tool.Annotations{ReadOnly: &no, Destructive: &yes, Idempotent: &no, OpenWorld: &no}},
+		{tool.Definition{Safety: tool.SafetyNetwork}, tool.Annotations{ReadOnly: &no, Destructive: &no, Idempotent: &no, OpenWorld: &yes}},
 		{tool.Definition{}, tool.Annotations{Idempotent: &no}}, // unspecified: the client's worst-case defaults hold
 	}
 	for _, tt := range tests {

@@ -126,9 +126,9 @@ func bothObservers(a, b Observer) Observer {
 	})
 }
 
-// DefaultObserverTimeout bounds the wait for a stuck observer at the end of
+// defaultObserverTimeout bounds the wait for a stuck observer at the end of
 // a call when RegistryOptions leave it unset.
-const DefaultObserverTimeout = time.Second
+const defaultObserverTimeout = time.Second
 
 // A lagging observer has more than mergeAfter events waiting: from then on
 // a progress event replaces the one queued before it. maxPending and

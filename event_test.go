@@ -38,7 +38,7 @@ func TestEventsInOrder(t *testing.T) {
 	res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "a", Name: "work"})
 	tooltest.WantOK(t, res)
 	assert.Equal(t, "started progress progress progress finished", rec.Kinds("a"))
-	evs := rec.For("a")
+	evs := rec.EventsOf("a")
 	assert.Equal(t, tool.Progress{Message: "step 2", Done: 2, Total: 3}, evs[2].Progress)
 	assert.Same(t, res, evs[4].Result, "the finished event carries the call's result")
 	for _, e := range evs {
@@ -48,7 +48,7 @@ func TestEventsInOrder(t *testing.T) {
 
 	r.Call(context.Background(), struct{}{}, tool.Request{ID: "b", Name: "stream"})
 	assert.Equal(t, "started partial partial finished", rec.Kinds("b"))
-	assert.Equal(t, `lo\x1b[31m`, rec.For("b")[2].Content[0].Text, "partial content is escaped like the model view")
+	assert.Equal(t, `lo\x1b[31m`, rec.EventsOf("b")[2].Content[0].Text, "partial content is escaped like the model view")
 
 	r.Call(context.Background(), struct{}{}, tool.Request{ID: "c", Name: "nope"})
 	assert.Equal(t, "started finished", rec.Kinds("c"), "an unknown tool still gets its two events")

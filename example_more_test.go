@@ -22,7 +22,7 @@ func ExampleNewPaginated() {
 		Names []string `json:"names"`
 	}
 	all := []string{"a1", "a2", "a3", "a4", "a5"}
-	list := tool.NewPaginated(tool.Definition{Name: "list", Description: "Lists names, a page at a time.", Safety: tool.ReadOnly},
+	list := tool.NewPaginated(tool.Definition{Name: "list", Description: "Lists names, a page at a time.", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, in ListArgs, page tool.Page) (Listing, []byte, error) {
 			start := 0
 			if page.State != nil {
@@ -73,13 +73,13 @@ func ExampleRegistry_CallBatch() {
 	type PathArgs struct {
 		Path string `json:"path"`
 	}
-	read := tool.New(tool.Definition{Name: "read", Description: "Reads a file.", Safety: tool.ReadOnly},
+	read := tool.New(tool.Definition{Name: "read", Description: "Reads a file.", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, in PathArgs) (string, error) { return "contents of " + in.Path, nil })
-	remove := tool.New(tool.Definition{Name: "remove", Description: "Removes a file.", Safety: tool.Destructive},
+	remove := tool.New(tool.Definition{Name: "remove", Description: "Removes a file.", Safety: tool.SafetyDestructive},
 		func(ctx context.Context, in PathArgs) (string, error) { return "removed " + in.Path, nil })
 	reg := tool.NewRegistry[struct{}](nil)
 	reg.MustAdd(read, remove)
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
 
 	results := reg.CallBatch(context.Background(), struct{}{}, []tool.Request{
 		{ID: "1", Name: "read", Args: []byte(`{"path":"a"}`)},
@@ -107,13 +107,13 @@ func ExampleApproval_deferred() {
 		Path string `json:"path"`
 		Text string `json:"text"`
 	}
-	edit := tool.New(tool.Definition{Name: "edit", Description: "Replaces a file's text.", Safety: tool.Mutating},
+	edit := tool.New(tool.Definition{Name: "edit", Description: "Replaces a file's text.", Safety: tool.SafetyMutating},
 		func(ctx context.Context, in EditArgs) (string, error) { return "wrote " + in.Path, nil })
 	reg := tool.NewRegistry[struct{}](nil)
 	reg.MustAdd(edit)
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{
 		Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
-			return tool.Decision{Kind: tool.DecisionDefer}, nil // nobody is watching now
+			return tool.Decision{Kind: tool.DecisionDefer}, nil
 		}),
 	}))
 
@@ -121,7 +121,7 @@ func ExampleApproval_deferred() {
 	res := reg.Call(ctx, struct{}{}, tool.Request{ID: "call-1", Name: "edit", Args: args, Session: "conv-1"})
 	fmt.Println(res.Status, "| ask about:", res.Pending.Request.Tool, string(res.Pending.Request.Args))
 
-	// Later, maybe in another replica sharing the keyring and approval memory:
+	// Later, maybe in another replica sharing the keyring and approval store:
 	answer := &tool.ApprovalAnswer{State: res.Pending.State, Decision: tool.Decision{Kind: tool.DecisionAllowOnce}}
 	res = reg.Call(ctx, struct{}{}, tool.Request{ID: "call-1", Name: "edit", Args: args, Session: "conv-1", Approval: answer})
 	fmt.Println(res.Status, "|", res.Text())
@@ -135,8 +135,8 @@ func ExampleApproval_deferred() {
 
 // With a spill store, what the output cap cut is kept, and the model reads
 // it with read_output, by the cursor in the marker.
-func ExampleNewMemorySpill() {
-	logTool := tool.New(tool.Definition{Name: "build_log", Description: "The last build's log.", Safety: tool.ReadOnly, MaxOutputBytes: 1024},
+func ExampleNewMemorySpillStore() {
+	logTool := tool.New(tool.Definition{Name: "build_log", Description: "The last build's log.", Safety: tool.SafetyReadOnly, MaxOutputBytes: 1024},
 		func(ctx context.Context, _ struct{}) (string, error) {
 			var b strings.Builder
 			for i := range 400 {
@@ -144,7 +144,7 @@ func ExampleNewMemorySpill() {
 			}
 			return b.String(), nil
 		})
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	reg.MustAdd(logTool)
 
 	ctx := context.Background()

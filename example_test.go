@@ -105,10 +105,10 @@ func ExampleChain() {
 func ExampleAskForWritesPolicy() {
 	p := tool.AskForWritesPolicy()
 	for _, in := range []tool.PolicyInput{
-		{Tool: "read_file", Safety: tool.ReadOnly},
-		{Tool: "edit_file", Safety: tool.Mutating},
-		{Tool: "status", Safety: tool.Mutating, Tier: tool.TierObserve},
-		{Tool: "read_file", Safety: tool.ReadOnly, Requirement: tool.Requirement{Mode: tool.RequireScoped, Scope: "/etc/"}},
+		{Tool: "read_file", Safety: tool.SafetyReadOnly},
+		{Tool: "edit_file", Safety: tool.SafetyMutating},
+		{Tool: "status", Safety: tool.SafetyMutating, Tier: tool.TierObserve},
+		{Tool: "read_file", Safety: tool.SafetyReadOnly, Requirement: tool.Requirement{Mode: tool.RequireScoped, Scope: "/etc/"}},
 	} {
 		fmt.Println(in.Tool, in.Safety, "->", p.Decide(in), "| non-interactive ->", tool.NonInteractive(p).Decide(in))
 	}
@@ -124,7 +124,7 @@ func ExampleApproval() {
 	type args struct {
 		Command string `json:"command"`
 	}
-	shell := tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.Mutating},
+	shell := tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in args) (string, error) { return "ran " + in.Command, nil })
 	approver := tool.ApproverFunc(func(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
 		fmt.Println("asked:", req.Tool, string(req.Args))
@@ -135,7 +135,7 @@ func ExampleApproval() {
 	})
 	r := tool.NewRegistry[struct{}](nil)
 	r.MustAdd(shell)
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
 	for _, cmd := range []string{"make test", "rm -rf /"} {
 		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "shell", Args: []byte(`{"command":"` + cmd + `"}`)})
 		fmt.Println(res.Status)

@@ -33,13 +33,13 @@ func (a panickyArgs) Validate() error {
 }
 
 func TestCallBatchNeverPanics(t *testing.T) {
-	classified := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "ls", Description: "Lists.", Safety: tool.Mutating},
+	classified := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "ls", Description: "Lists.", Safety: tool.SafetyMutating},
 		func(context.Context, panickyArgs) (string, error) { return "listed", nil }),
 		tool.ApprovalHooks[panickyArgs]{Classify: func(in panickyArgs) tool.Safety {
 			if in.Path == "classify-boom" {
 				panic("a classifier bug")
 			}
-			return tool.ReadOnly
+			return tool.SafetyReadOnly
 		}})
 	r := newRegistry(t, classified)
 	reqs := []tool.Request{
@@ -265,10 +265,10 @@ func TestInvisibleCharactersInTheModelView(t *testing.T) {
 		func(context.Context, struct{}) (string, error) { return "family: 👩\u200d👧", nil })), "e", `{}`).Text(), "joiners emoji need are kept")
 }
 
-// blockingMemory is an ApprovalMemory whose Allowed does not return until
+// blockingMemory is an ApprovalStore whose Allowed does not return until
 // the test ends.
 type blockingMemory struct {
-	tool.ApprovalMemory
+	tool.ApprovalStore
 	never chan struct{}
 }
 
@@ -281,13 +281,13 @@ func TestHostHooksCannotHangACall(t *testing.T) {
 	never := make(chan struct{})
 	t.Cleanup(func() { close(never) })
 	hooked := func(h tool.ApprovalHooks[shellArgs]) tool.AnyTool {
-		return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs.", Safety: tool.Mutating},
+		return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs.", Safety: tool.SafetyMutating},
 			func(context.Context, shellArgs) (string, error) { return "ran", nil }), h)
 	}
 	tests := []struct {
 		name  string
 		tool  tool.AnyTool
-		mem   tool.ApprovalMemory
+		mem   tool.ApprovalStore
 		check func(t *testing.T, req tool.ApprovalRequest)
 	}{
 		{"a Describe that blocks: the basic preview", hooked(tool.ApprovalHooks[shellArgs]{Describe: func(context.Context, shellArgs) (tool.Preview, error) {
@@ -296,22 +296,22 @@ func TestHostHooksCannotHangACall(t *testing.T) {
 		}}), nil, func(t *testing.T, req tool.ApprovalRequest) { assert.True(t, req.Preview.Basic) }},
 		{"a Classify that blocks: the worst class", hooked(tool.ApprovalHooks[shellArgs]{Classify: func(shellArgs) tool.Safety {
 			<-never
-			return tool.ReadOnly
-		}}), nil, func(t *testing.T, req tool.ApprovalRequest) { assert.Equal(t, tool.Destructive, req.Safety) }},
+			return tool.SafetyReadOnly
+		}}), nil, func(t *testing.T, req tool.ApprovalRequest) { assert.Equal(t, tool.SafetyDestructive, req.Safety) }},
 		{"a Require that blocks: asked every time", hooked(tool.ApprovalHooks[shellArgs]{Require: func(shellArgs) tool.Requirement {
 			<-never
 			return tool.Requirement{}
 		}}), nil, func(t *testing.T, req tool.ApprovalRequest) {
 			assert.Equal(t, tool.RequireAskAlways, req.Requirement.Mode)
 		}},
-		{"a memory that blocks: not remembered", hooked(tool.ApprovalHooks[shellArgs]{}), blockingMemory{tool.NewApprovalMemory(0), never}, nil},
+		{"a memory that blocks: not remembered", hooked(tool.ApprovalHooks[shellArgs]{}), blockingMemory{tool.NewMemoryApprovalStore(0), never}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			approver := tooltest.NewApprover(tooltest.AllowOnce())
 			r := tool.NewRegistry[struct{}](&tool.RegistryOptions{HookTimeout: 20 * time.Millisecond})
 			require.NoError(t, r.Add(tt.tool))
-			r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver, Memory: tt.mem}))
+			r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver, Store: tt.mem}))
 			start := time.Now()
 			res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "sh", Args: []byte(`{"command":"make"}`), Session: "s"})
 			tooltest.WantOK(t, res)
@@ -327,7 +327,7 @@ func TestHostHooksCannotHangACall(t *testing.T) {
 		r := tool.NewRegistry[struct{}](nil)
 		require.NoError(t, r.Add(hooked(tool.ApprovalHooks[shellArgs]{})))
 		unblock := make(chan struct{})
-		r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Timeout: 20 * time.Millisecond,
+		r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Timeout: 20 * time.Millisecond,
 			Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 				<-unblock
 				return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
@@ -343,9 +343,9 @@ func TestHostHooksCannotHangACall(t *testing.T) {
 
 func TestTheBasicPreviewIsMadeVisible(t *testing.T) {
 	approver := tooltest.NewApprover(tooltest.AllowOnce())
-	r := newRegistry(t, tool.New(tool.Definition{Name: "deploy", Title: "Deploy\u202e\u200bgnirts", Description: "Deploys.", Safety: tool.Mutating},
+	r := newRegistry(t, tool.New(tool.Definition{Name: "deploy", Title: "Deploy\u202e\u200bgnirts", Description: "Deploys.", Safety: tool.SafetyMutating},
 		func(context.Context, struct{}) (string, error) { return "ok", nil }))
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
 	tooltest.WantOK(t, call(r, "deploy", `{}`))
 	req := approver.Requests()[0]
 	assert.True(t, req.Preview.Basic)

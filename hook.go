@@ -6,12 +6,12 @@ import (
 	"time"
 )
 
-// DefaultHookTimeout bounds one call of a host hook (a Classifier,
-// Requirer, Describer, ArgsValidator or Validate method, an ApprovalMemory,
+// defaultHookTimeout bounds one call of a host hook (a Classifier,
+// Requirer, Describer, ArgsValidator or Validate method, an ApprovalStore,
 // a SpillStore) when RegistryOptions leave it unset. Hooks should answer in
 // microseconds; the bound is for the one that blocks on a hung mount or a
 // dead connection.
-const DefaultHookTimeout = 5 * time.Second
+const defaultHookTimeout = 5 * time.Second
 
 // hookOutcome is how a hook call ended.
 type hookOutcome uint8

@@ -36,13 +36,13 @@ func TestLoad(t *testing.T) {
 	var cancels sync.Map // call ID → its cancel function, for the calls cancelled while they run
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: obs, Grace: 50 * time.Millisecond})
 	r.MustAdd(
-		tool.New(tool.Definition{Name: "echo", Description: "Echoes.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "echo", Description: "Echoes.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in echoArgs) (string, error) { return "echo " + in.ID, nil }),
-		tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.Mutating},
+		tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.SafetyMutating},
 			func(_ context.Context, in echoArgs) (string, error) { return "wrote " + in.ID, nil }),
 		tool.New(tool.Definition{Name: "crash", Description: "Crashes."},
 			func(context.Context, echoArgs) (string, error) { panic("boom") }),
-		tool.New(tool.Definition{Name: "slow", Description: "Sleeps.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "slow", Description: "Sleeps.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, in echoArgs) (string, error) {
 				tool.ReportProgress(ctx, tool.Progress{Message: in.ID})
 				select {
@@ -52,20 +52,20 @@ func TestLoad(t *testing.T) {
 					return "", ctx.Err()
 				}
 			}),
-		tool.New(tool.Definition{Name: "cancelled", Description: "Is cancelled while it runs.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "cancelled", Description: "Is cancelled while it runs.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, in echoArgs) (string, error) {
 				cancel, _ := cancels.Load(in.ID)
 				cancel.(context.CancelCauseFunc)(errors.New("stop"))
 				<-ctx.Done()
 				return "finished anyway " + in.ID, nil // must never be reported
 			}),
-		tool.New(tool.Definition{Name: "stubborn", Description: "Ignores its context.", Safety: tool.ReadOnly, Timeout: 10 * time.Millisecond},
+		tool.New(tool.Definition{Name: "stubborn", Description: "Ignores its context.", Safety: tool.SafetyReadOnly, Timeout: 10 * time.Millisecond},
 			func(_ context.Context, in echoArgs) (string, error) {
 				time.Sleep(100 * time.Millisecond)
 				return "late " + in.ID, nil
 			}),
 	)
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 		return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 	})}))
 

@@ -9,19 +9,19 @@ import (
 	"time"
 )
 
-// ApprovalMemory keeps what approval must remember from one call to the
+// ApprovalStore keeps what approval must remember from one call to the
 // next: "allow always" answers, per session, and which resumable approvals
 // ([PendingApproval]) were already used. The default is in memory
-// ([NewApprovalMemory]); replicas that share conversations share an
-// ApprovalMemory on a store they share. Implementations must be safe for
-// concurrent use and return when ctx is done; [tooltest.TestApprovalMemory]
+// ([NewMemoryApprovalStore]); replicas that share conversations share an
+// ApprovalStore on a store they share. Implementations must be safe for
+// concurrent use and return when ctx is done; [tooltest.TestApprovalStore]
 // checks one against this contract.
 //
 // Every failure fails closed: an error from Allowed means "not
 // remembered" (the approver is asked), from Remember means the answer is
 // not kept (asked again next time), from Claim means the resumed approval
 // is not used (the call does not run).
-type ApprovalMemory interface {
+type ApprovalStore interface {
 	// Allowed reports whether key was remembered for session and has not
 	// expired.
 	Allowed(ctx context.Context, session, key string) (bool, error)
@@ -33,50 +33,55 @@ type ApprovalMemory interface {
 	Claim(ctx context.Context, id string, expires time.Time) (bool, error)
 }
 
-// DefaultApprovalMemoryEntries bounds a memory from [NewApprovalMemory]
+// defaultApprovalStoreEntries bounds a store from [NewMemoryApprovalStore]
 // made with a size of zero.
-const DefaultApprovalMemoryEntries = 100_000
+const defaultApprovalStoreEntries = 100_000
 
-// ErrApprovalMemoryFull is the error of an in-memory Claim when every slot
+// ErrApprovalStoreFull is the error of an in-memory Claim when every slot
 // holds an unexpired claim: forgetting one could let its approval be used
 // twice, so the new one is refused instead.
-var ErrApprovalMemoryFull = errors.New("tool: the approval memory is full of unexpired claims")
+var ErrApprovalStoreFull = errors.New("tool: the approval store is full of unexpired claims")
 
-// NewApprovalMemory returns an ApprovalMemory in memory, bounded to
-// maxEntries remembered answers and as many claims (zero means
-// [DefaultApprovalMemoryEntries]). Expired entries are dropped first; past
-// the bound, the oldest answer is forgotten (which only means asking again),
-// while a claim is never forgotten before it expires.
-func NewApprovalMemory(maxEntries int) ApprovalMemory {
+// NewMemoryApprovalStore returns an in-memory store bounded to maxEntries
+// remembered answers and as many claims (zero means 100,000).
+func NewMemoryApprovalStore(maxEntries int) *MemoryApprovalStore {
 	if maxEntries <= 0 {
-		maxEntries = DefaultApprovalMemoryEntries
+		maxEntries = defaultApprovalStoreEntries
 	}
-	return &memApprovals{
+	return &MemoryApprovalStore{
 		answers: expiringSet{max: maxEntries, evictLive: true, m: map[string]*list.Element{}},
 		claims:  expiringSet{max: maxEntries, m: map[string]*list.Element{}},
 	}
 }
 
-type memApprovals struct {
+// MemoryApprovalStore is an [ApprovalStore] in memory, for one process.
+// Expired entries are dropped first; past its bound, the oldest answer is
+// forgotten (which only means asking again), while a claim is never
+// forgotten before it expires ([ErrApprovalStoreFull]). It is safe for
+// concurrent use.
+type MemoryApprovalStore struct {
 	mu      sync.Mutex
 	answers expiringSet
 	claims  expiringSet
 }
 
-func (m *memApprovals) Allowed(_ context.Context, session, key string) (bool, error) {
+// Allowed implements [ApprovalStore].
+func (m *MemoryApprovalStore) Allowed(_ context.Context, session, key string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.answers.has(answerKey(session, key), time.Now()), nil
 }
 
-func (m *memApprovals) Remember(_ context.Context, session, key string, expires time.Time) error {
+// Remember implements [ApprovalStore].
+func (m *MemoryApprovalStore) Remember(_ context.Context, session, key string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.answers.add(answerKey(session, key), expires, time.Now())
 	return nil
 }
 
-func (m *memApprovals) Claim(_ context.Context, id string, expires time.Time) (bool, error) {
+// Claim implements [ApprovalStore].
+func (m *MemoryApprovalStore) Claim(_ context.Context, id string, expires time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -84,7 +89,7 @@ func (m *memApprovals) Claim(_ context.Context, id string, expires time.Time) (b
 		return false, nil
 	}
 	if !m.claims.add(id, expires, now) {
-		return false, ErrApprovalMemoryFull
+		return false, ErrApprovalStoreFull
 	}
 	return true, nil
 }

@@ -158,10 +158,10 @@ func TestOutputArgsEmbed(t *testing.T) {
 			shown, o := tool.CapItems(tool.OutputGuard{}, lines, in.OutputArgs)
 			return map[string]any{"lines": len(shown), "overflow": o}, nil
 		})
-	res := tooltest.Run(t, g, `{"pattern":"x","detail_level":"full","offset":450}`)
+	res := tooltest.Run(t, g, `{"pattern":"x","detail_level":"full","offset":450}`, nil)
 	tooltest.WantOK(t, res)
 	tooltest.WantTextContains(t, res, `"lines":50`, `"hint":`)
-	tooltest.WantStatus(t, tooltest.Run(t, g, `{"pattern":"x","detail_level":"everything"}`), tool.StatusInvalid)
+	tooltest.WantStatus(t, tooltest.Run(t, g, `{"pattern":"x","detail_level":"everything"}`, nil), tool.StatusInvalid)
 	var props map[string]any
 	require.NoError(t, json.Unmarshal(tool.OutputArgsSchema(), &props))
 	assert.Len(t, props, 3)

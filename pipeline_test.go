@@ -235,7 +235,7 @@ func TestDefinitions(t *testing.T) {
 }
 
 func TestSchemaFromTags(t *testing.T) {
-	s, err := tool.SchemaFor[searchArgs]()
+	s, err := tool.SchemaOf[searchArgs]()
 	require.NoError(t, err)
 	assert.JSONEq(t, `{
 		"type":"object","additionalProperties":false,"required":["query"],

@@ -70,7 +70,7 @@ func AskForWritesPolicy() Policy {
 		case TierConfirm:
 			return VerdictAsk
 		}
-		if in.Safety == ReadOnly {
+		if in.Safety == SafetyReadOnly {
 			return VerdictAllow
 		}
 		return VerdictAsk
@@ -82,7 +82,7 @@ func AskForWritesPolicy() Policy {
 func ReadOnlyPolicy() Policy {
 	ask := AskForWritesPolicy()
 	return PolicyFunc(func(in PolicyInput) Verdict {
-		if in.Safety != ReadOnly {
+		if in.Safety != SafetyReadOnly {
 			return VerdictDeny
 		}
 		return ask.Decide(in)

@@ -123,7 +123,7 @@ func (r readOutput[C]) Definition() Definition {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"cursor":{"type":"string","minLength":1,` +
 			`"description":"The cursor printed where the output was cut, or the one the previous read_output returned"}},` +
 			`"required":["cursor"],"additionalProperties":false}`),
-		Safety:         ReadOnly,
+		Safety:         SafetyReadOnly,
 		Tier:           TierObserve,
 		MaxOutputBytes: r.limit,
 	}

@@ -45,10 +45,10 @@ type RegistryOptions struct {
 	// running (counted in [Registry.Stats]) and the call goes on with the
 	// hook's fallback: the worst safety class, asking every time, the basic
 	// preview, "not remembered", the plain cut; an argument check that does
-	// not answer means the tool does not run. Zero means [DefaultHookTimeout].
+	// not answer means the tool does not run. Zero means 5 seconds.
 	HookTimeout time.Duration
 	// ObserverTimeout bounds how long a call waits, at its end, for its
-	// observer to have seen its events. Zero means [DefaultObserverTimeout].
+	// observer to have seen its events. Zero means 1 second.
 	ObserverTimeout time.Duration
 	// KeepInvisible lets text the model sees keep the characters that are
 	// invisible or reorder text when displayed: bidirectional controls
@@ -70,7 +70,7 @@ type RegistryOptions struct {
 	// signed with Keyring and bound to the session; what is kept expires
 	// with them. A call with no session (Request.Session) is never spilled:
 	// its cursor could only be shared with other callers. Nil means cut
-	// output is gone. [NewMemorySpill] is the in-memory store.
+	// output is gone. [NewMemorySpillStore] is the in-memory store.
 	Spill SpillStore
 }
 

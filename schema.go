@@ -13,7 +13,7 @@ import (
 	"github.com/toolbelt-go/tool/internal/decode"
 )
 
-// SchemaFor returns the input schema generated for arguments of type T: an
+// SchemaOf returns the input schema generated for arguments of type T: an
 // object schema from T's fields and their json, jsonschema and
 // jsonschema_description tags (description, enum, minimum, maximum,
 // pattern, default, examples, …), with unknown properties rejected. A field
@@ -23,7 +23,7 @@ import (
 // T must be a struct (or a pointer to one). Channels, functions, complex
 // numbers and maps with keys other than strings or integers are rejected;
 // so are recursive types.
-func SchemaFor[T any]() (json.RawMessage, error) {
+func SchemaOf[T any]() (json.RawMessage, error) {
 	return schemaForType(reflect.TypeFor[T]())
 }
 

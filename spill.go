@@ -11,7 +11,7 @@ import (
 
 // SpillStore keeps the part of a result that the output cap cut, so the
 // model can read it with the read_output tool instead of running the call
-// again (see [RegistryOptions.Spill]). [NewMemorySpill] is the in-memory
+// again (see [RegistryOptions.Spill]). [NewMemorySpillStore] is the in-memory
 // store; a host whose replicas share cursors backs the interface with a
 // store they share. Implementations must be safe for concurrent use, and
 // every method must return when ctx is done.
@@ -34,8 +34,8 @@ type SpillStore interface {
 // no longer kept.
 var ErrSpillGone = errors.New("tool: the spilled output is no longer kept")
 
-// DefaultSpillBytes bounds a [MemorySpill] made with a size of zero.
-const DefaultSpillBytes = 64 << 20
+// defaultSpillBytes bounds a [MemorySpillStore] made with a size of zero.
+const defaultSpillBytes = 64 << 20
 
 // spillEntryCost is what one entry costs a MemorySpill besides its data:
 // the map slot, the list element, the entry and its id, as measured
@@ -43,10 +43,10 @@ const DefaultSpillBytes = 64 << 20
 // that many small entries cannot hold more memory than the bound says.
 const spillEntryCost = 160
 
-// MemorySpill is a [SpillStore] in memory, bounded in bytes (the data and
+// MemorySpillStore is a [SpillStore] in memory, bounded in bytes (the data and
 // each entry's bookkeeping): when a new entry does not fit, expired entries
 // go first, then the oldest. Put and Get take constant time, amortized.
-type MemorySpill struct {
+type MemorySpillStore struct {
 	// Now is the clock; nil means time.Now. Tests set it to a fake clock.
 	Now func() time.Time
 
@@ -65,16 +65,16 @@ type spillEntry struct {
 
 func (e *spillEntry) cost() int { return len(e.data) + len(e.id) + spillEntryCost }
 
-// NewMemorySpill returns an in-memory store that keeps at most maxBytes;
-// zero means [DefaultSpillBytes].
-func NewMemorySpill(maxBytes int) *MemorySpill {
+// NewMemorySpillStore returns an in-memory store that keeps at most maxBytes;
+// zero means 64 MiB.
+func NewMemorySpillStore(maxBytes int) *MemorySpillStore {
 	if maxBytes <= 0 {
-		maxBytes = DefaultSpillBytes
+		maxBytes = defaultSpillBytes
 	}
-	return &MemorySpill{max: maxBytes, entries: map[string]*list.Element{}}
+	return &MemorySpillStore{max: maxBytes, entries: map[string]*list.Element{}}
 }
 
-func (m *MemorySpill) now() time.Time {
+func (m *MemorySpillStore) now() time.Time {
 	if m.Now != nil {
 		return m.Now()
 	}
@@ -83,7 +83,7 @@ func (m *MemorySpill) now() time.Time {
 
 // Put implements [SpillStore]. Data larger than the whole store is refused
 // before anything is done with it.
-func (m *MemorySpill) Put(_ context.Context, id string, data string, expires time.Time) error {
+func (m *MemorySpillStore) Put(_ context.Context, id string, data string, expires time.Time) error {
 	e := &spillEntry{id: id, data: data, expires: expires}
 	if e.cost() > m.max {
 		return fmt.Errorf("tool: %d bytes of output do not fit in a spill store of %d bytes", len(data), m.max)
@@ -107,14 +107,14 @@ func (m *MemorySpill) Put(_ context.Context, id string, data string, expires tim
 	return nil
 }
 
-func (m *MemorySpill) remove(el *list.Element) {
+func (m *MemorySpillStore) remove(el *list.Element) {
 	e := m.order.Remove(el).(*spillEntry)
 	delete(m.entries, e.id)
 	m.used -= e.cost()
 }
 
 // Get implements [SpillStore].
-func (m *MemorySpill) Get(_ context.Context, id string, off, n int) (string, error) {
+func (m *MemorySpillStore) Get(_ context.Context, id string, off, n int) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	el, ok := m.entries[id]
@@ -134,7 +134,7 @@ func (m *MemorySpill) Get(_ context.Context, id string, off, n int) (string, err
 
 // Len reports the bytes the store counts against its bound: the data and
 // each entry's bookkeeping, expired entries included until they are swept.
-func (m *MemorySpill) Len() int {
+func (m *MemorySpillStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.used

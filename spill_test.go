@@ -33,7 +33,7 @@ func numberedLines(n int) string {
 }
 
 func bigTool(name, out string) tool.AnyTool {
-	return tool.NewRaw(tool.Definition{Name: name, Description: "Prints a lot.", Safety: tool.ReadOnly,
+	return tool.NewRaw(tool.Definition{Name: name, Description: "Prints a lot.", Safety: tool.SafetyReadOnly,
 		InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult(out), nil })
 }
@@ -74,7 +74,7 @@ func TestSpillReadsBackEverything(t *testing.T) {
 	out := numberedLines(5000) // about 140 KB
 	for _, capBytes := range []int{1024, 4096, 32 << 10} {
 		t.Run(fmt.Sprint(capBytes), func(t *testing.T) {
-			r := spillRegistry(t, tool.NewMemorySpill(0), capBytes, bigTool("big", out))
+			r := spillRegistry(t, tool.NewMemorySpillStore(0), capBytes, bigTool("big", out))
 			res := callAs(r, "s1", "big", `{}`)
 			require.Equal(t, tool.StatusOK, res.Status)
 			txt := res.Text()
@@ -95,7 +95,7 @@ func TestSpillReadsBackEverything(t *testing.T) {
 
 func TestSpillRefusals(t *testing.T) {
 	clock := tooltest.NewClock()
-	store := tool.NewMemorySpill(300 << 10)
+	store := tool.NewMemorySpillStore(300 << 10)
 	store.Now = clock.Now
 	keys, err := tool.KeyringFromSecret([]byte(strings.Repeat("k", 32)))
 	require.NoError(t, err)
@@ -167,9 +167,9 @@ func TestSpillFallsBackToPlainCap(t *testing.T) {
 		store    tool.SpillStore
 		capBytes int
 	}{
-		{"store too small", tool.NewMemorySpill(1000), 4096},
+		{"store too small", tool.NewMemorySpillStore(1000), 4096},
 		{"store fails", failingStore{}, 4096},
-		{"cap too small for a cursor", tool.NewMemorySpill(0), 600},
+		{"cap too small for a cursor", tool.NewMemorySpillStore(0), 600},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,11 +194,11 @@ func (failingStore) Get(context.Context, string, int, int) (string, error) {
 }
 
 func TestSpillRegistersReadOutput(t *testing.T) {
-	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	defs := r.Definitions()
 	require.Len(t, defs, 1)
 	assert.Equal(t, tool.ReadOutputTool, defs[0].Name)
-	assert.Equal(t, tool.ReadOnly, defs[0].Safety)
+	assert.Equal(t, tool.SafetyReadOnly, defs[0].Safety)
 
 	err := r.Add(bigTool(tool.ReadOutputTool, "x"))
 	require.Error(t, err)
@@ -208,7 +208,7 @@ func TestSpillRegistersReadOutput(t *testing.T) {
 }
 
 func TestSpillSmallOutputIsNotSpilled(t *testing.T) {
-	store := tool.NewMemorySpill(0)
+	store := tool.NewMemorySpillStore(0)
 	r := spillRegistry(t, store, 4096, bigTool("small", "just this"))
 	res := callAs(r, "", "small", `{}`)
 	assert.Equal(t, "just this", res.Text())
@@ -219,7 +219,7 @@ func TestMemorySpill(t *testing.T) {
 	ctx := context.Background()
 	clock := tooltest.NewClock()
 	entry := 4 + 1 + 160 // 4 bytes of data, a 1-byte id, the bookkeeping
-	s := tool.NewMemorySpill(2*entry + 10)
+	s := tool.NewMemorySpillStore(2*entry + 10)
 	s.Now = clock.Now
 	later := clock.Now().Add(time.Minute)
 
@@ -261,7 +261,7 @@ func TestMemorySpillCountsWhatItHolds(t *testing.T) {
 	for i := range data {
 		data[i] = strings.Repeat("x", 100) // one allocation each, as outputs are
 	}
-	s := tool.NewMemorySpill(1 << 30)
+	s := tool.NewMemorySpillStore(1 << 30)
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -278,7 +278,7 @@ func TestMemorySpillCountsWhatItHolds(t *testing.T) {
 
 func TestMemorySpillStaysBoundedUnderChurn(t *testing.T) {
 	ctx := context.Background()
-	s := tool.NewMemorySpill(4 << 10)
+	s := tool.NewMemorySpillStore(4 << 10)
 	for i := range 10_000 {
 		require.NoError(t, s.Put(ctx, fmt.Sprint(i), strings.Repeat("x", 100), time.Now().Add(time.Hour)))
 		require.LessOrEqual(t, s.Len(), 4<<10)
@@ -296,7 +296,7 @@ func BenchmarkMemorySpillPut(b *testing.B) {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			ctx := context.Background()
 			data := strings.Repeat("x", 100)
-			s := tool.NewMemorySpill(n * (100 + 8 + 160))
+			s := tool.NewMemorySpillStore(n * (100 + 8 + 160))
 			exp := time.Now().Add(time.Hour)
 			for i := range n {
 				_ = s.Put(ctx, fmt.Sprintf("%08d", i), data, exp)
@@ -312,7 +312,7 @@ func BenchmarkMemorySpillPut(b *testing.B) {
 }
 
 func TestSpillNeedsASession(t *testing.T) {
-	store := tool.NewMemorySpill(0)
+	store := tool.NewMemorySpillStore(0)
 	r := spillRegistry(t, store, 2048, bigTool("big", numberedLines(500)))
 	res := callAs(r, "", "big", `{}`)
 	assert.Contains(t, res.Text(), "bytes cut here", "a plain cut")
@@ -322,14 +322,14 @@ func TestSpillNeedsASession(t *testing.T) {
 
 // unreachableStore keeps what is put in it but cannot be read from, like a
 // shared store that went away between two calls.
-type unreachableStore struct{ *tool.MemorySpill }
+type unreachableStore struct{ *tool.MemorySpillStore }
 
 func (unreachableStore) Get(context.Context, string, int, int) (string, error) {
 	return "", errors.New("dial tcp 10.0.0.7:6379: connection refused")
 }
 
 func TestAStoreErrorIsHostData(t *testing.T) {
-	r := spillRegistry(t, unreachableStore{tool.NewMemorySpill(0)}, 1024, bigTool("big", numberedLines(500)))
+	r := spillRegistry(t, unreachableStore{tool.NewMemorySpillStore(0)}, 1024, bigTool("big", numberedLines(500)))
 	res := callAs(r, "s1", "big", `{}`)
 	m := regexp.MustCompile(`\{"cursor":"([A-Za-z0-9_-]+)"\}`).FindStringSubmatch(res.Text())
 	require.NotNil(t, m, res.Text())

@@ -55,7 +55,7 @@ type Stats struct {
 	// AbandonedRunning counts abandoned calls whose tool has not returned yet.
 	AbandonedRunning int64
 	// HooksAbandoned counts calls of host hooks (classifier, requirer,
-	// describer, argument checks, approver, approval memory, spill store)
+	// describer, argument checks, approver, approval store, spill store)
 	// that did not answer within their bound, so the call went on with the
 	// hook's fallback; HooksRunning those still running.
 	HooksAbandoned, HooksRunning int64
@@ -111,17 +111,17 @@ func (rt *runtimeConfig) cursorKeyring() *Keyring {
 var standaloneCounters counters
 
 var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters, maxOut: DefaultMaxOutputBytes,
-	hookTimeout: DefaultHookTimeout, observerTimeout: DefaultObserverTimeout}
+	hookTimeout: defaultHookTimeout, observerTimeout: defaultObserverTimeout}
 
 func newRuntime(o *RegistryOptions) *runtimeConfig {
 	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{},
 		keyring: o.Keyring, maxOut: o.MaxOutputBytes, spill: o.Spill, hookTimeout: o.HookTimeout, observerTimeout: o.ObserverTimeout,
 		keepInvisible: o.KeepInvisible}
 	if rt.hookTimeout <= 0 {
-		rt.hookTimeout = DefaultHookTimeout
+		rt.hookTimeout = defaultHookTimeout
 	}
 	if rt.observerTimeout <= 0 {
-		rt.observerTimeout = DefaultObserverTimeout
+		rt.observerTimeout = defaultObserverTimeout
 	}
 	if rt.maxOut <= 0 {
 		rt.maxOut = DefaultMaxOutputBytes

@@ -34,7 +34,7 @@ type Definition struct {
 	// Safety is the tool's static safety class, read by approval policies
 	// and by [Registry.CallBatch] (only ReadOnly calls run in parallel). A
 	// [Classifier] may refine it per call. The zero value,
-	// [SafetyUnspecified], counts as [Mutating].
+	// [SafetyUnspecified], counts as [SafetyMutating].
 	Safety Safety
 	// Tier says whether the tool runs without asking (TierObserve) or needs
 	// confirmation (TierConfirm), for approval policies. The zero value leaves
@@ -90,16 +90,16 @@ func (d Definition) Annotations() Annotations {
 	a := Annotations{Title: d.Title}
 	yes, no := true, false
 	switch d.Safety {
-	case ReadOnly:
+	case SafetyReadOnly:
 		a.ReadOnly, a.OpenWorld = &yes, &no
-	case Mutating:
+	case SafetyMutating:
 		a.ReadOnly, a.Destructive, a.OpenWorld = &no, &no, &no
-	case Destructive:
+	case SafetyDestructive:
 		a.ReadOnly, a.Destructive, a.OpenWorld = &no, &yes, &no
-	case Network:
+	case SafetyNetwork:
 		a.ReadOnly, a.Destructive, a.OpenWorld = &no, &no, &yes
 	}
-	if d.Safety != ReadOnly {
+	if d.Safety != SafetyReadOnly {
 		idem := d.Idempotent
 		a.Idempotent = &idem
 	}
@@ -139,13 +139,13 @@ func (d *Definition) UnmarshalJSON(b []byte) error {
 		is := func(p *bool) bool { return p != nil && *p }
 		switch {
 		case is(a.ReadOnly):
-			d.Safety = ReadOnly
+			d.Safety = SafetyReadOnly
 		case is(a.Destructive):
-			d.Safety = Destructive
+			d.Safety = SafetyDestructive
 		case is(a.OpenWorld):
-			d.Safety = Network
+			d.Safety = SafetyNetwork
 		case a.ReadOnly != nil || a.Destructive != nil || a.OpenWorld != nil:
-			d.Safety = Mutating
+			d.Safety = SafetyMutating
 		}
 		d.Idempotent = is(a.Idempotent)
 		if d.Title == "" {
@@ -161,25 +161,25 @@ type Safety uint8
 const (
 	// SafetyUnspecified is the zero value: the tool did not say.
 	SafetyUnspecified Safety = iota
-	// ReadOnly calls only read.
-	ReadOnly
-	// Mutating calls change state that can be restored (edit a file).
-	Mutating
-	// Destructive calls may lose data (delete, overwrite, rm -rf).
-	Destructive
-	// Network calls reach outside the machine.
-	Network
+	// SafetyReadOnly calls only read.
+	SafetyReadOnly
+	// SafetyMutating calls change state that can be restored (edit a file).
+	SafetyMutating
+	// SafetyDestructive calls may lose data (delete, overwrite, rm -rf).
+	SafetyDestructive
+	// SafetyNetwork calls reach outside the machine.
+	SafetyNetwork
 )
 
 func (s Safety) String() string {
 	switch s {
-	case ReadOnly:
+	case SafetyReadOnly:
 		return "read-only"
-	case Mutating:
+	case SafetyMutating:
 		return "mutating"
-	case Destructive:
+	case SafetyDestructive:
 		return "destructive"
-	case Network:
+	case SafetyNetwork:
 		return "network"
 	}
 	return "unspecified"

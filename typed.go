@@ -12,7 +12,7 @@ import (
 )
 
 // New returns a typed tool that needs no host state. Its input schema is
-// generated from In's struct tags (see [SchemaFor]) unless def.InputSchema
+// generated from In's struct tags (see [SchemaOf]) unless def.InputSchema
 // is set. Each call is validated against the schema, decoded into In
 // exactly as validated, checked by In's Validate() error method if it has
 // one, and passed to fn. This happens in the registry's preflight, before
@@ -81,7 +81,7 @@ func (c *typedCore[In]) init(def Definition, out reflect.Type) {
 		def.OutputSchema = outputSchemaFor(out)
 	}
 	if len(def.InputSchema) == 0 {
-		s, err := SchemaFor[In]()
+		s, err := SchemaOf[In]()
 		if err != nil {
 			c.err = err
 			c.def = def

@@ -209,7 +209,7 @@ func TestProblemsInSchemaOrder(t *testing.T) {
 	tl := tool.New(tool.Definition{Name: "order", Description: "Order."}, func(context.Context, args) (string, error) { return "", nil })
 	var first string
 	for i := range 50 {
-		res := tooltest.Run(t, tl, `{"mid":[1,2],"alpha":"x","zeta":5}`)
+		res := tooltest.Run(t, tl, `{"mid":[1,2],"alpha":"x","zeta":5}`, nil)
 		if i == 0 {
 			first = res.Text()
 			z, a, m := strings.Index(first, "/zeta"), strings.Index(first, "/alpha"), strings.Index(first, "/mid")

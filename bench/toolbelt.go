@@ -34,5 +34,5 @@ func openToolbelt(mws ...tool.Middleware[struct{}]) func() (func([]byte) call, f
 // the cost of classifying, asking the policy and sealing the arguments,
 // without a person in the loop.
 func approveAll() tool.Middleware[struct{}] {
-	return tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()})
+	return tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()})
 }

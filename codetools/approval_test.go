@@ -24,7 +24,7 @@ func TestAskForWrites(t *testing.T) {
 		tooltest.AllowAlways(), // run_shell rm again: ask-always, not remembered
 		tooltest.Deny("no"),    // run_shell cat ../outside/passwd
 	)
-	p.reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(), Approver: appr}))
+	p.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(), Approver: appr}))
 
 	// Reads: never asked.
 	for _, c := range []struct{ name, args string }{
@@ -62,14 +62,14 @@ func TestAskForWrites(t *testing.T) {
 		t.Fatalf("%d requests, %d answers left", len(reqs), appr.Left())
 	}
 	edit := reqs[0]
-	if edit.Tool != "edit_file" || edit.Safety != tool.Mutating || edit.Preview.Title != "Edit greet.go" || len(edit.Preview.Edits) != 1 ||
+	if edit.Tool != "edit_file" || edit.Safety != tool.SafetyMutating || edit.Preview.Title != "Edit greet.go" || len(edit.Preview.Edits) != 1 ||
 		!strings.Contains(edit.Preview.Edits[0].Diff(), "- \treturn \"Hello, \" + name\n+ \treturn \"Hi, \" + name") {
 		t.Errorf("edit request: %+v", edit)
 	}
-	if w := reqs[1]; w.Tool != "write_file" || w.Safety != tool.Mutating || w.Preview.Title != "Create new.txt" || w.Preview.Edits[0].New != "x\n" {
+	if w := reqs[1]; w.Tool != "write_file" || w.Safety != tool.SafetyMutating || w.Preview.Title != "Create new.txt" || w.Preview.Edits[0].New != "x\n" {
 		t.Errorf("create request: %+v", w)
 	}
-	if w := reqs[2]; w.Safety != tool.Destructive || w.Preview.Title != "Replace README.md" || w.Preview.Edits[0].Old != "# demo\n\nSays hello.\n" {
+	if w := reqs[2]; w.Safety != tool.SafetyDestructive || w.Preview.Title != "Replace README.md" || w.Preview.Edits[0].Old != "# demo\n\nSays hello.\n" {
 		t.Errorf("overwrite request: %+v", w)
 	}
 	if s := reqs[3]; s.Requirement.Mode != tool.RequireScoped || s.Requirement.Scope != "mkdir" || !strings.Contains(s.Preview.Summary, "$ mkdir a") {
@@ -79,11 +79,11 @@ func TestAskForWrites(t *testing.T) {
 		t.Errorf("the second request is not touch: %+v", s)
 	}
 	for _, s := range reqs[5:7] {
-		if s.Safety != tool.Destructive || s.Requirement.Mode != tool.RequireAskAlways || !strings.Contains(s.Requirement.Reason, "rm may delete data") {
+		if s.Safety != tool.SafetyDestructive || s.Requirement.Mode != tool.RequireAskAlways || !strings.Contains(s.Requirement.Reason, "rm may delete data") {
 			t.Errorf("rm request: %+v", s)
 		}
 	}
-	if s := reqs[7]; s.Safety != tool.ReadOnly || s.Requirement.Mode != tool.RequireScoped || !strings.Contains(s.Requirement.Reason, "../outside/passwd") {
+	if s := reqs[7]; s.Safety != tool.SafetyReadOnly || s.Requirement.Mode != tool.RequireScoped || !strings.Contains(s.Requirement.Reason, "../outside/passwd") {
 		t.Errorf("outside read request: %+v", s)
 	}
 	if strings.Contains(p.read(t, "README.md"), "demo") {
@@ -95,7 +95,7 @@ func TestAskForWrites(t *testing.T) {
 func TestPreviewOfARefusedEdit(t *testing.T) {
 	p := newProject(t, nil)
 	appr := tooltest.NewApprover(tooltest.Deny("no"))
-	p.reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: appr}))
+	p.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: appr}))
 	p.call(t, "edit_file", map[string]any{"path": "main.go", "old_string": "world", "new_string": "you"})
 	if r := appr.Requests(); len(r) != 1 || !strings.Contains(r[0].Preview.Summary, "This edit will be refused: main.go has not been read") {
 		t.Fatalf("%+v", r)

@@ -47,7 +47,7 @@ type pathOK func(p string) bool
 const maxShellDepth = 4
 
 func classifyShell(src string, ok pathOK) shellVerdict {
-	v := shellVerdict{safety: tool.ReadOnly}
+	v := shellVerdict{safety: tool.SafetyReadOnly}
 	c := &classifier{ok: ok, v: &v}
 	c.script(src, 0)
 	slices.Sort(v.scope)
@@ -65,7 +65,7 @@ type classifier struct {
 func (c *classifier) script(src string, depth int) {
 	s := parseShell(src)
 	if s.bg {
-		c.raise(tool.Mutating, "runs a command in the background (&)", "&")
+		c.raise(tool.SafetyMutating, "runs a command in the background (&)", "&")
 	}
 	for _, cmd := range s.cmds {
 		c.command(cmd, depth)
@@ -74,18 +74,18 @@ func (c *classifier) script(src string, depth int) {
 		if c.v.unparsed == "" {
 			c.v.unparsed = s.unparsed
 		}
-		c.raise(tool.Mutating, s.unparsed, "")
+		c.raise(tool.SafetyMutating, s.unparsed, "")
 	}
 }
 
 // rank orders the classes from harmless to dangerous.
 func rank(s tool.Safety) int {
 	switch s {
-	case tool.ReadOnly:
+	case tool.SafetyReadOnly:
 		return 0
-	case tool.Network:
+	case tool.SafetyNetwork:
 		return 1
-	case tool.Destructive:
+	case tool.SafetyDestructive:
 		return 3
 	}
 	return 2
@@ -97,10 +97,10 @@ func (c *classifier) raise(s tool.Safety, reason, scope string) {
 	if rank(s) > rank(c.v.safety) {
 		c.v.safety = s
 	}
-	if s != tool.ReadOnly && reason != "" && len(c.v.reasons) < 8 && !slices.Contains(c.v.reasons, reason) {
+	if s != tool.SafetyReadOnly && reason != "" && len(c.v.reasons) < 8 && !slices.Contains(c.v.reasons, reason) {
 		c.v.reasons = append(c.v.reasons, reason)
 	}
-	if s != tool.ReadOnly && scope != "" {
+	if s != tool.SafetyReadOnly && scope != "" {
 		c.v.scope = append(c.v.scope, scope)
 	}
 }
@@ -193,7 +193,7 @@ func hasFlag(args []shWord, flags ...string) bool {
 func (c *classifier) command(cmd shCommand, depth int) {
 	for _, a := range cmd.assigns {
 		name, _, _ := strings.Cut(a.text, "=")
-		c.raise(tool.Mutating, "sets "+name+", which can change what later commands run", "set "+name)
+		c.raise(tool.SafetyMutating, "sets "+name+", which can change what later commands run", "set "+name)
 	}
 	for _, r := range cmd.redirs {
 		c.redirect(r)
@@ -227,10 +227,10 @@ func (c *classifier) write(t shWord, truncate bool) {
 		return
 	}
 	if truncate {
-		c.raise(tool.Destructive, "> "+t.text+" replaces what the file held", ">")
+		c.raise(tool.SafetyDestructive, "> "+t.text+" replaces what the file held", ">")
 		return
 	}
-	c.raise(tool.Mutating, ">> "+t.text+" appends to a file", ">>")
+	c.raise(tool.SafetyMutating, ">> "+t.text+" appends to a file", ">>")
 }
 
 func isDigits(s string) bool {
@@ -247,12 +247,12 @@ func (c *classifier) run(words []shWord, depth int) {
 	name := words[0]
 	args := words[1:]
 	if name.expands() || strings.ContainsAny(name.text, `/\`) {
-		c.raise(tool.Mutating, "runs "+name.text+", a program the check does not know", name.text)
+		c.raise(tool.SafetyMutating, "runs "+name.text+", a program the check does not know", name.text)
 		return
 	}
 	n := name.text
 	if depth > maxShellDepth {
-		c.raise(tool.Mutating, "nests commands too deeply to check", n)
+		c.raise(tool.SafetyMutating, "nests commands too deeply to check", n)
 		return
 	}
 	switch n {
@@ -262,11 +262,11 @@ func (c *classifier) run(words []shWord, depth int) {
 		"locale", "yes", "exit":
 	case "date":
 		if hasFlag(args, "-s", "--set") {
-			c.raise(tool.Mutating, "date --set changes the clock", n)
+			c.raise(tool.SafetyMutating, "date --set changes the clock", n)
 		}
 	case "hostname":
 		if len(c.operands(args, noPaths)) > 0 {
-			c.raise(tool.Mutating, "hostname NAME renames the machine", n)
+			c.raise(tool.SafetyMutating, "hostname NAME renames the machine", n)
 		}
 	// Read-only, look at files.
 	case "ls", "stat", "du", "df", "file", "tree", "wc", "realpath", "readlink", "md5sum", "sha1sum",
@@ -280,20 +280,20 @@ func (c *classifier) run(words []shWord, depth int) {
 	case "cat", "head", "tail", "less", "more", "tac", "nl", "od", "hexdump", "strings", "cmp", "comm",
 		"cut", "column", "fold", "fmt", "paste", "join", "expand", "unexpand", "rev", "base64", "tr", "diff":
 		if n == "diff" && hasFlag(args, "--output") {
-			c.raise(tool.Mutating, "diff --output writes a file", n)
+			c.raise(tool.SafetyMutating, "diff --output writes a file", n)
 		}
 		for _, o := range c.operands(args, contents) {
 			c.read(o, contents)
 		}
 	case "sort":
 		if hasFlag(args, "-o", "--output") {
-			c.raise(tool.Destructive, "sort -o replaces a file", n)
+			c.raise(tool.SafetyDestructive, "sort -o replaces a file", n)
 		}
 		c.readAll(args, contents)
 	case "uniq", "xxd":
 		ops := c.operands(args, contents)
 		if len(ops) > 1 || n == "xxd" && hasFlag(args, "-r") {
-			c.raise(tool.Destructive, n+" with an output file replaces it", n)
+			c.raise(tool.SafetyDestructive, n+" with an output file replaces it", n)
 		}
 		for _, o := range ops[:min(len(ops), 1)] {
 			c.read(o, contents)
@@ -320,14 +320,14 @@ func (c *classifier) run(words []shWord, depth int) {
 		if inner := skipOptions(args, "-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--replace"); len(inner) > 0 {
 			before := c.v.safety
 			c.run(inner, depth+1)
-			if c.v.safety == tool.ReadOnly && before == tool.ReadOnly {
+			if c.v.safety == tool.SafetyReadOnly && before == tool.SafetyReadOnly {
 				c.flag("xargs " + inner[0].text + " (operands come from its input)")
 			}
 		}
 	case "env":
 		inner := skipOptions(args, "-u", "--unset", "-C", "--chdir", "-S", "--split-string")
 		for len(inner) > 0 && strings.Contains(inner[0].text, "=") {
-			c.raise(tool.Mutating, "env sets "+inner[0].text, "env")
+			c.raise(tool.SafetyMutating, "env sets "+inner[0].text, "env")
 			inner = inner[1:]
 		}
 		if len(inner) > 0 {
@@ -344,7 +344,7 @@ func (c *classifier) run(words []shWord, depth int) {
 		if len(inner) > 0 {
 			c.run(inner, depth+1)
 		} else if n == "exec" {
-			c.raise(tool.Mutating, "exec changes the shell's files", n)
+			c.raise(tool.SafetyMutating, "exec changes the shell's files", n)
 		}
 	case "sh", "bash", "dash", "zsh", "ksh":
 		c.shell(n, args, depth)
@@ -352,33 +352,33 @@ func (c *classifier) run(words []shWord, depth int) {
 	case "rm", "rmdir", "unlink", "shred", "truncate", "mkfs", "fdisk", "parted", "wipefs", "shutdown",
 		"reboot", "halt", "poweroff", "kill", "killall", "pkill", "sudo", "su", "doas", "dd":
 		if n == "dd" && !hasDDOutput(args) {
-			c.raise(tool.Mutating, "dd", n)
+			c.raise(tool.SafetyMutating, "dd", n)
 			return
 		}
-		c.raise(tool.Destructive, n+" may delete data or stop programs", n)
+		c.raise(tool.SafetyDestructive, n+" may delete data or stop programs", n)
 	case "tee":
 		if len(c.operands(args, noPaths)) > 0 {
 			if hasFlag(args, "-a", "--append") {
-				c.raise(tool.Mutating, "tee -a appends to files", n)
+				c.raise(tool.SafetyMutating, "tee -a appends to files", n)
 			} else {
-				c.raise(tool.Destructive, "tee replaces the files it writes", n)
+				c.raise(tool.SafetyDestructive, "tee replaces the files it writes", n)
 			}
 		}
 	case "crontab":
 		if hasFlag(args, "-r") {
-			c.raise(tool.Destructive, "crontab -r deletes the crontab", n)
+			c.raise(tool.SafetyDestructive, "crontab -r deletes the crontab", n)
 		} else if !hasFlag(args, "-l") {
-			c.raise(tool.Mutating, "crontab changes scheduled jobs", n)
+			c.raise(tool.SafetyMutating, "crontab changes scheduled jobs", n)
 		}
 	// Network.
 	case "curl", "wget", "ssh", "ping", "dig", "nslookup", "host", "nc", "telnet", "ftp", "http", "https":
 		if n == "wget" || hasFlag(args, "-o", "-O", "--output", "--remote-name", "-T", "--upload-file", "-d", "--data", "-X", "--request", "-F", "--form") {
-			c.raise(tool.Mutating, n+" writes files or sends data", n)
+			c.raise(tool.SafetyMutating, n+" writes files or sends data", n)
 			return
 		}
-		c.raise(tool.Network, n+" reaches other machines", n)
+		c.raise(tool.SafetyNetwork, n+" reaches other machines", n)
 	default:
-		c.raise(tool.Mutating, "runs "+n+", which may change files", n)
+		c.raise(tool.SafetyMutating, "runs "+n+", which may change files", n)
 	}
 }
 
@@ -455,7 +455,7 @@ func (c *classifier) search(n string, args []shWord) {
 // in the script, which errs on the side of asking.
 func (c *classifier) sed(args []shWord) {
 	if hasFlag(args, "-i", "--in-place") {
-		c.raise(tool.Mutating, "sed -i edits files in place", "sed -i")
+		c.raise(tool.SafetyMutating, "sed -i edits files in place", "sed -i")
 		return
 	}
 	ops := c.operands(args, contents)
@@ -463,7 +463,7 @@ func (c *classifier) sed(args []shWord) {
 	for i, o := range ops {
 		if i == 0 && !scripted {
 			if strings.ContainsAny(o.text, "wWe") {
-				c.raise(tool.Mutating, "the sed script may write files or run commands (w, W, e)", "sed")
+				c.raise(tool.SafetyMutating, "the sed script may write files or run commands (w, W, e)", "sed")
 			}
 			continue
 		}
@@ -471,7 +471,7 @@ func (c *classifier) sed(args []shWord) {
 	}
 	for i, a := range args {
 		if (a.text == "-e" || a.text == "--expression") && i+1 < len(args) && strings.ContainsAny(args[i+1].text, "wWe") {
-			c.raise(tool.Mutating, "the sed script may write files or run commands (w, W, e)", "sed")
+			c.raise(tool.SafetyMutating, "the sed script may write files or run commands (w, W, e)", "sed")
 		}
 	}
 }
@@ -480,7 +480,7 @@ func (c *classifier) find(args []shWord, depth int) {
 	for i, a := range args {
 		switch a.text {
 		case "-delete":
-			c.raise(tool.Destructive, "find -delete deletes files", "find -delete")
+			c.raise(tool.SafetyDestructive, "find -delete deletes files", "find -delete")
 		case "-exec", "-execdir", "-ok", "-okdir":
 			end := i + 1
 			for end < len(args) && args[end].text != ";" && args[end].text != "+" {
@@ -490,7 +490,7 @@ func (c *classifier) find(args []shWord, depth int) {
 				c.run(args[i+1:end], depth+1)
 			}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			c.raise(tool.Destructive, "find "+a.text+" replaces a file", "find")
+			c.raise(tool.SafetyDestructive, "find "+a.text+" replaces a file", "find")
 		}
 	}
 	for _, a := range args {
@@ -505,14 +505,14 @@ func (c *classifier) shell(n string, args []shWord, depth int) {
 	for i, a := range args {
 		if a.text == "-c" && i+1 < len(args) {
 			if args[i+1].dollar {
-				c.raise(tool.Mutating, n+" -c with a script that expands when run", n)
+				c.raise(tool.SafetyMutating, n+" -c with a script that expands when run", n)
 				return
 			}
 			c.script(args[i+1].text, depth+1)
 			return
 		}
 	}
-	c.raise(tool.Mutating, "runs a "+n+" script the check cannot see", n)
+	c.raise(tool.SafetyMutating, "runs a "+n+" script the check cannot see", n)
 }
 
 // gitReadOnly are the git commands that only read the repository.
@@ -531,7 +531,7 @@ func (c *classifier) git(args []shWord) {
 		t := args[i].text
 		if t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path=") {
 			// -c core.pager=…, core.sshCommand=… run programs.
-			c.raise(tool.Mutating, "git -c can make git run other programs", "git -c")
+			c.raise(tool.SafetyMutating, "git -c can make git run other programs", "git -c")
 			i++
 			continue
 		}
@@ -559,7 +559,7 @@ func (c *classifier) git(args []shWord) {
 	switch {
 	case gitReadOnly[sub]:
 		if hasFlag(rest, "--output", "-o") && (sub == "diff" || sub == "log" || sub == "show" || sub == "format-patch") {
-			c.raise(tool.Destructive, "git "+sub+" --output replaces a file", scope)
+			c.raise(tool.SafetyDestructive, "git "+sub+" --output replaces a file", scope)
 			return
 		}
 		if sub == "grep" {
@@ -570,77 +570,77 @@ func (c *classifier) git(args []shWord) {
 	case sub == "branch":
 		switch {
 		case hasFlag(rest, "-D", "--delete", "-M", "-C", "--force", "-f"):
-			c.raise(tool.Destructive, "git branch -D/-M/-f can drop commits", scope)
+			c.raise(tool.SafetyDestructive, "git branch -D/-M/-f can drop commits", scope)
 		case hasFlag(rest, "-d", "-m", "-c", "--move", "--copy", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description") || len(c.operands(rest, noPaths)) > 0:
-			c.raise(tool.Mutating, "git branch changes branches", scope)
+			c.raise(tool.SafetyMutating, "git branch changes branches", scope)
 		}
 	case sub == "tag":
 		switch {
 		case hasFlag(rest, "-d", "--delete", "-f", "--force"):
-			c.raise(tool.Destructive, "git tag -d/-f drops or moves a tag", scope)
+			c.raise(tool.SafetyDestructive, "git tag -d/-f drops or moves a tag", scope)
 		case !hasFlag(rest, "-l", "--list") && len(c.operands(rest, noPaths)) > 0:
-			c.raise(tool.Mutating, "git tag makes a tag", scope)
+			c.raise(tool.SafetyMutating, "git tag makes a tag", scope)
 		}
 	case sub == "remote":
 		ops := c.operands(rest, noPaths)
 		if len(ops) > 0 && ops[0].text != "show" && ops[0].text != "get-url" {
-			c.raise(tool.Mutating, "git remote changes remotes", scope)
+			c.raise(tool.SafetyMutating, "git remote changes remotes", scope)
 		}
 	case sub == "config":
 		if !hasFlag(rest, "--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin") && !(len(rest) > 0 && (rest[0].text == "get" || rest[0].text == "list")) {
-			c.raise(tool.Mutating, "git config changes settings", scope)
+			c.raise(tool.SafetyMutating, "git config changes settings", scope)
 		}
 	case sub == "stash":
 		ops := c.operands(rest, noPaths)
 		switch {
 		case len(ops) > 0 && (ops[0].text == "list" || ops[0].text == "show"):
 		case len(ops) > 0 && (ops[0].text == "drop" || ops[0].text == "clear"):
-			c.raise(tool.Destructive, "git stash drop/clear loses stashed changes", scope)
+			c.raise(tool.SafetyDestructive, "git stash drop/clear loses stashed changes", scope)
 		default:
-			c.raise(tool.Mutating, "git stash changes the work tree", scope)
+			c.raise(tool.SafetyMutating, "git stash changes the work tree", scope)
 		}
 	case sub == "reflog":
 		ops := c.operands(rest, noPaths)
 		if len(ops) > 0 && (ops[0].text == "expire" || ops[0].text == "delete") {
-			c.raise(tool.Destructive, "git reflog expire/delete loses history", scope)
+			c.raise(tool.SafetyDestructive, "git reflog expire/delete loses history", scope)
 		}
 	case sub == "reset":
 		if hasFlag(rest, "--hard", "--merge", "--keep") {
-			c.raise(tool.Destructive, "git reset --hard discards changes", scope)
+			c.raise(tool.SafetyDestructive, "git reset --hard discards changes", scope)
 		} else {
-			c.raise(tool.Mutating, "git reset moves the branch", scope)
+			c.raise(tool.SafetyMutating, "git reset moves the branch", scope)
 		}
 	case sub == "clean":
 		if !hasFlag(rest, "-n", "--dry-run") {
-			c.raise(tool.Destructive, "git clean deletes untracked files", scope)
+			c.raise(tool.SafetyDestructive, "git clean deletes untracked files", scope)
 		}
 	case sub == "checkout" || sub == "switch":
 		if hasFlag(rest, "-f", "--force", "--discard-changes", "-p", "--patch") || slices.ContainsFunc(rest, func(w shWord) bool { return w.text == "--" || w.text == "." }) {
-			c.raise(tool.Destructive, "git "+sub+" with paths or --force discards changes", scope)
+			c.raise(tool.SafetyDestructive, "git "+sub+" with paths or --force discards changes", scope)
 		} else {
-			c.raise(tool.Mutating, "git "+sub+" changes the work tree", scope)
+			c.raise(tool.SafetyMutating, "git "+sub+" changes the work tree", scope)
 		}
 	case sub == "restore":
 		if hasFlag(rest, "-S", "--staged") && !hasFlag(rest, "-W", "--worktree") {
-			c.raise(tool.Mutating, "git restore --staged unstages changes", scope)
+			c.raise(tool.SafetyMutating, "git restore --staged unstages changes", scope)
 		} else {
-			c.raise(tool.Destructive, "git restore discards changes in the work tree", scope)
+			c.raise(tool.SafetyDestructive, "git restore discards changes in the work tree", scope)
 		}
 	case sub == "push":
 		if hasFlag(rest, "-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "-d", "--prune") ||
 			slices.ContainsFunc(rest, func(w shWord) bool { return strings.HasPrefix(w.text, "+") || strings.HasPrefix(w.text, ":") }) {
-			c.raise(tool.Destructive, "git push --force/--delete can lose commits on the remote", scope)
+			c.raise(tool.SafetyDestructive, "git push --force/--delete can lose commits on the remote", scope)
 		} else {
-			c.raise(tool.Network, "git push sends commits to a remote", scope)
+			c.raise(tool.SafetyNetwork, "git push sends commits to a remote", scope)
 		}
 	case sub == "fetch" || sub == "ls-remote":
-		c.raise(tool.Network, "git "+sub+" reaches a remote", scope)
+		c.raise(tool.SafetyNetwork, "git "+sub+" reaches a remote", scope)
 	case sub == "rm" || sub == "filter-branch" || sub == "filter-repo" || sub == "prune" || sub == "update-ref" && hasFlag(rest, "-d"):
-		c.raise(tool.Destructive, "git "+sub+" deletes files or history", scope)
+		c.raise(tool.SafetyDestructive, "git "+sub+" deletes files or history", scope)
 	case sub == "gc" && slices.ContainsFunc(rest, func(w shWord) bool { return strings.HasPrefix(w.text, "--prune") }):
-		c.raise(tool.Destructive, "git gc --prune deletes unreachable objects", scope)
+		c.raise(tool.SafetyDestructive, "git gc --prune deletes unreachable objects", scope)
 	default:
-		c.raise(tool.Mutating, "git "+sub+" changes the repository", scope)
+		c.raise(tool.SafetyMutating, "git "+sub+" changes the repository", scope)
 	}
 }
 
@@ -679,5 +679,5 @@ func (c *classifier) goTool(args []shWord) {
 			return
 		}
 	}
-	c.raise(tool.Mutating, "go "+sub+" builds or runs code, or changes files", "go "+sub)
+	c.raise(tool.SafetyMutating, "go "+sub+" builds or runs code, or changes files", "go "+sub)
 }

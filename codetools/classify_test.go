@@ -8,7 +8,7 @@ import (
 )
 
 func TestClassifyCommand(t *testing.T) {
-	ro, net, mut, des := tool.ReadOnly, tool.Network, tool.Mutating, tool.Destructive
+	ro, net, mut, des := tool.SafetyReadOnly, tool.SafetyNetwork, tool.SafetyMutating, tool.SafetyDestructive
 	cases := []struct {
 		cmd  string
 		want tool.Safety
@@ -211,7 +211,7 @@ func FuzzClassifyCommand(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		s := ClassifyCommand(cmd)
-		if s != tool.ReadOnly {
+		if s != tool.SafetyReadOnly {
 			return
 		}
 		sc := parseShell(cmd)
@@ -228,7 +228,7 @@ func FuzzClassifyCommand(f *testing.F) {
 		if strings.HasSuffix(cmd, "\\") {
 			return // a continuation joins the next line to this one, as the shell would
 		}
-		if got := ClassifyCommand(cmd + "\nrm -rf x"); got != tool.Destructive {
+		if got := ClassifyCommand(cmd + "\nrm -rf x"); got != tool.SafetyDestructive {
 			t.Fatalf("%q followed by rm -rf is %v, want destructive", cmd, got)
 		}
 	})

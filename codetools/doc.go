@@ -9,7 +9,7 @@
 //	defer ws.Close()
 //	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
 //	reg.MustAdd(codetools.New(ws, nil).Tools()...)
-//	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: askTheUser}))
+//	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: askTheUser}))
 //
 // # The tools
 //

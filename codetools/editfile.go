@@ -44,7 +44,7 @@ type editPlan struct {
 }
 
 func (ts *Toolset) editFile() tool.AnyTool {
-	def := tool.Definition{Name: "edit_file", Title: "Edit a file", Description: editFileDescription, Safety: tool.Mutating}
+	def := tool.Definition{Name: "edit_file", Title: "Edit a file", Description: editFileDescription, Safety: tool.SafetyMutating}
 	t := tool.New(def, func(ctx context.Context, in EditFileArgs) (string, error) {
 		p, err := ts.planEdit(in)
 		if err != nil {

@@ -45,7 +45,7 @@ const findDescription = `Finds files and directories of the workspace whose path
 Skips what .gitignore files exclude (unless include_ignored) and protected files. Answers at most 200 paths; pass detail_level "full" with offset and limit to page through more.`
 
 func (ts *Toolset) find() tool.AnyTool {
-	def := tool.Definition{Name: "find", Title: "Find files", Description: findDescription, Safety: tool.ReadOnly, Idempotent: true}
+	def := tool.Definition{Name: "find", Title: "Find files", Description: findDescription, Safety: tool.SafetyReadOnly, Idempotent: true}
 	return tool.New(def, func(ctx context.Context, in FindArgs) (FindResult, error) {
 		if in.Path == "" {
 			in.Path = "."

@@ -81,7 +81,7 @@ const grepDescription = `Searches the files of the workspace for lines that matc
 Matches come 50 to a page, in path order; call again with the next_cursor of the answer, the other arguments unchanged, for the next page.`
 
 func (ts *Toolset) grep() tool.AnyTool {
-	def := tool.Definition{Name: "grep", Title: "Search file contents", Description: grepDescription, Safety: tool.ReadOnly, Idempotent: true}
+	def := tool.Definition{Name: "grep", Title: "Search file contents", Description: grepDescription, Safety: tool.SafetyReadOnly, Idempotent: true}
 	return tool.NewPaginated(def, func(ctx context.Context, in GrepArgs, page tool.Page) (GrepResult, []byte, error) {
 		if in.Path == "" {
 			in.Path = "."

@@ -66,7 +66,7 @@ func newProject(t testing.TB, opts *codetools.Options) *project {
 		opts.Env = tooltest.TrackProcesses(t)
 	}
 	p.ts = codetools.New(ws, opts)
-	p.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	p.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	if err := p.reg.Add(p.ts.Tools()...); err != nil {
 		t.Fatal(err)
 	}

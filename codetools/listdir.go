@@ -40,7 +40,7 @@ Long directories come in pages: call again with the next_cursor of the answer, t
 
 func (ts *Toolset) listDir() tool.AnyTool {
 	def := tool.Definition{Name: "list_dir", Title: "List a directory", Description: listDirDescription,
-		Safety: tool.ReadOnly, Idempotent: true}
+		Safety: tool.SafetyReadOnly, Idempotent: true}
 	return tool.NewPaginated(def, func(ctx context.Context, in ListDirArgs, page tool.Page) (DirListing, []byte, error) {
 		if in.Path == "" {
 			in.Path = "."

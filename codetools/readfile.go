@@ -33,7 +33,7 @@ A binary file is not shown. Reading a file is what lets edit_file and write_file
 
 func (ts *Toolset) readFile() tool.AnyTool {
 	def := tool.Definition{Name: "read_file", Title: "Read a file", Description: readFileDescription,
-		Safety: tool.ReadOnly, Idempotent: true}
+		Safety: tool.SafetyReadOnly, Idempotent: true}
 	return tool.New(def, func(ctx context.Context, in ReadFileArgs) (*tool.Result, error) {
 		shown, err := ts.ws.Check(in.Path, workspace.Read)
 		if err != nil {

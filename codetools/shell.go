@@ -35,7 +35,7 @@ var errShellTimeout = errors.New("run_shell: the command's timeout passed")
 func (ts *Toolset) runShell() tool.AnyTool {
 	def := tool.Definition{Name: "run_shell", Title: "Run a shell command",
 		Description: fmt.Sprintf(runShellDescription, int(ts.opts.ShellTimeout/time.Second)),
-		Safety:      tool.Mutating,
+		Safety:      tool.SafetyMutating,
 		// The command's own timeout stops it first; the call's limit is a
 		// backstop above the largest it may ask for.
 		Timeout: MaxShellTimeout + 30*time.Second}
@@ -70,13 +70,13 @@ func shellRequirement(v shellVerdict) tool.Requirement {
 		reads = "reads outside the workspace or protected files: " + strings.Join(v.reads, ", ")
 	}
 	switch {
-	case v.safety == tool.Destructive:
+	case v.safety == tool.SafetyDestructive:
 		return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "may lose data: " + strings.Join(v.reasons, "; ") + "; asked every time"}
 	case v.unparsed != "":
 		return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "the safety check cannot follow this command (" + v.unparsed + "); asked every time"}
-	case v.safety == tool.ReadOnly && reads == "":
+	case v.safety == tool.SafetyReadOnly && reads == "":
 		return tool.Requirement{}
-	case v.safety == tool.ReadOnly:
+	case v.safety == tool.SafetyReadOnly:
 		return tool.Requirement{Mode: tool.RequireScoped, Reason: reads, Scope: "read " + strings.Join(v.reads, ", ")}
 	}
 	reason, scope := strings.Join(v.reasons, "; "), strings.Join(v.scope, ", ")

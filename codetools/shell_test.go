@@ -76,7 +76,7 @@ func TestRunShellEnv(t *testing.T) {
 			shell = d
 		}
 	}
-	text := tooltest.Run(t, shell, `{"command":"env"}`).Text()
+	text := tooltest.Run(t, shell, `{"command":"env"}`, nil).Text()
 	if strings.Contains(text, "HOST-SECRET") || !strings.Contains(text, "PATH=") || !strings.Contains(text, "TERM=dumb") {
 		t.Fatalf("environment:\n%s", text)
 	}

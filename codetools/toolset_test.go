@@ -34,8 +34,8 @@ func TestDefinitionsGolden(t *testing.T) {
 func TestSafetyClasses(t *testing.T) {
 	p := newProject(t, nil)
 	want := map[string]tool.Safety{
-		"read_file": tool.ReadOnly, "list_dir": tool.ReadOnly, "find": tool.ReadOnly, "grep": tool.ReadOnly,
-		"edit_file": tool.Mutating, "write_file": tool.Mutating, "run_shell": tool.Mutating,
+		"read_file": tool.SafetyReadOnly, "list_dir": tool.SafetyReadOnly, "find": tool.SafetyReadOnly, "grep": tool.SafetyReadOnly,
+		"edit_file": tool.SafetyMutating, "write_file": tool.SafetyMutating, "run_shell": tool.SafetyMutating,
 	}
 	for _, d := range p.ts.Tools() {
 		def := d.Definition()
@@ -64,7 +64,7 @@ func TestForgetAndBoundedMemory(t *testing.T) {
 func TestConversationsAreSeparate(t *testing.T) {
 	p := newProject(t, nil)
 	other := codetools.New(p.ts.Workspace(), nil)
-	res := tooltest.Run(t, other.Tools()[0], `{"path":"greet.go"}`)
+	res := tooltest.Run(t, other.Tools()[0], `{"path":"greet.go"}`, nil)
 	tooltest.WantOK(t, res)
 	p.failed(t, p.call(t, "edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}),
 		"has not been read in this conversation")

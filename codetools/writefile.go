@@ -29,7 +29,7 @@ type writePlan struct {
 }
 
 func (ts *Toolset) writeFile() tool.AnyTool {
-	def := tool.Definition{Name: "write_file", Title: "Write a file", Description: writeFileDescription, Safety: tool.Mutating}
+	def := tool.Definition{Name: "write_file", Title: "Write a file", Description: writeFileDescription, Safety: tool.SafetyMutating}
 	t := tool.New(def, func(ctx context.Context, in WriteFileArgs) (string, error) {
 		p, err := ts.planWrite(in)
 		if err != nil {
@@ -55,9 +55,9 @@ func (ts *Toolset) writeFile() tool.AnyTool {
 		// never replaces a file.
 		Classify: func(in WriteFileArgs) tool.Safety {
 			if in.Overwrite {
-				return tool.Destructive
+				return tool.SafetyDestructive
 			}
-			return tool.Mutating
+			return tool.SafetyMutating
 		},
 		Describe: func(ctx context.Context, in WriteFileArgs) (tool.Preview, error) {
 			p, err := ts.planWrite(in)

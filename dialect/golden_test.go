@@ -42,7 +42,7 @@ func libraryDefinitions(t *testing.T) []tool.Definition {
 		Query string `json:"query" jsonschema:"description=Text to find,minLength=1"`
 		tool.OutputArgs
 	}
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	require.NoError(t, reg.Add(
 		tool.NewPaginated(tool.Definition{Name: "list_dir", Description: "Lists a directory, a page at a time."},
 			func(context.Context, listArgs, tool.Page) ([]string, []byte, error) { return nil, nil, nil }),

@@ -25,7 +25,7 @@ const grepSchema = `{"type":"object","properties":{
 // printArgs is a program that prints each of its arguments on a line.
 func printArgs(t *testing.T, mode process.ArgsMode) process.CLI {
 	return process.CLI{
-		Definition: tool.Definition{Name: "grep_like", Description: "Prints its arguments.", Safety: tool.ReadOnly,
+		Definition: tool.Definition{Name: "grep_like", Description: "Prints its arguments.", Safety: tool.SafetyReadOnly,
 			InputSchema: json.RawMessage(grepSchema)},
 		Path: "sh", Args: []string{"-c", `for a in "$@"; do echo "[$a]"; done`, "sh"}, Env: marked(t),
 		Mode: mode, Flags: map[string]string{"ignore_case": "-i"}, Positional: []string{"pattern", "files"},
@@ -44,14 +44,14 @@ func TestCLIFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := registryWith(t, nil, process.NewCLI(printArgs(t, process.ArgsAsFlags)))
-			res := tooltest.NewConversation(t, r, struct{}{}).Call("grep_like", tt.args)
+			res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("grep_like", tt.args)
 			require.Equal(t, tool.StatusOK, res.Status, res.Text())
 			assert.Equal(t, tt.want, res.Text())
 		})
 	}
 	t.Run("an object cannot be a flag", func(t *testing.T) {
 		r := registryWith(t, nil, process.NewCLI(printArgs(t, process.ArgsAsFlags)))
-		res := tooltest.NewConversation(t, r, struct{}{}).Call("grep_like", `{"opts":{"a":1}}`)
+		res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("grep_like", `{"opts":{"a":1}}`)
 		assert.Equal(t, tool.StatusFailed, res.Status)
 		assert.ErrorContains(t, res.Err, "use ArgsAsJSON")
 	})
@@ -61,7 +61,7 @@ func TestCLIJSONOnStdin(t *testing.T) {
 	c := printArgs(t, process.ArgsAsJSON)
 	c.Args = []string{"-c", "cat"}
 	r := registryWith(t, nil, process.NewCLI(c))
-	res := tooltest.NewConversation(t, r, struct{}{}).Call("grep_like", `{"pattern":"x","count":2}`)
+	res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("grep_like", `{"pattern":"x","count":2}`)
 	require.Equal(t, tool.StatusOK, res.Status, res.Text())
 	assert.JSONEq(t, `{"pattern":"x","count":2}`, res.Text())
 }
@@ -82,7 +82,7 @@ func TestCLIFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := registryWith(t, nil, process.NewCLI(process.CLI{Definition: def, Path: "sh", Args: []string{"-c", tt.script}, Env: marked(t)}))
-			res := tooltest.NewConversation(t, r, struct{}{}).Call("build", `{}`)
+			res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("build", `{}`)
 			assert.Equal(t, tool.StatusFailed, res.Status)
 			for _, w := range tt.want {
 				assert.Contains(t, res.Text(), w)
@@ -98,7 +98,7 @@ func TestCLITimeoutKillsTheTree(t *testing.T) {
 	r := registryWith(t, nil, process.NewCLI(process.CLI{Definition: def, Path: "sh", Env: marked(t), KillGrace: 200 * time.Millisecond,
 		Args: []string{"-c", `sleep 30 & sh -c 'sleep 30 & sleep 30' & wait`}}))
 	start := time.Now()
-	res := tooltest.NewConversation(t, r, struct{}{}).Call("slow", `{}`)
+	res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("slow", `{}`)
 	assert.Equal(t, tool.StatusTimedOut, res.Status, res.Text())
 	assert.Less(t, time.Since(start), 300*time.Millisecond+tool.DefaultGrace)
 }
@@ -194,7 +194,7 @@ func TestCLIErrorsShowNoHostPath(t *testing.T) {
 			c := printArgs(t, process.ArgsAsFlags)
 			c.Path = tt.path
 			r := registryWith(t, nil, process.NewCLI(c))
-			res := tooltest.NewConversation(t, r, struct{}{}).Call("grep_like", tt.args)
+			res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("grep_like", tt.args)
 			assert.Equal(t, tool.StatusFailed, res.Status)
 			assert.Contains(t, res.Text(), tt.want)
 			assert.NotContains(t, res.Text(), "/bin/")

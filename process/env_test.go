@@ -73,7 +73,7 @@ func TestCLIEnvironment(t *testing.T) {
 	t.Setenv("TOOLBELT_TEST_API_KEY", "sk-host-secret")
 	def := tool.Definition{Name: "show_env", Description: "Shows its environment.", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	r := registryWith(t, nil, process.NewCLI(process.CLI{Definition: def, Path: "env"}))
-	res := tooltest.NewConversation(t, r, struct{}{}).Call("show_env", `{}`)
+	res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("show_env", `{}`)
 	require.Equal(t, tool.StatusOK, res.Status, res.Text())
 	assert.Contains(t, res.Text(), "PATH=")
 	assert.NotContains(t, res.Text(), "sk-host-secret")

@@ -91,12 +91,12 @@ func TestCommandTimeoutFromArguments(t *testing.T) {
 			return res.Stdout, nil
 		})
 	r := registryWith(t, nil, shell)
-	res := tooltest.NewConversation(t, r, struct{}{}).Call("shell", `{"command":"sleep 30","timeout_seconds":0.3}`)
+	res := tooltest.NewConversation(t, r, struct{}{}, nil).Call("shell", `{"command":"sleep 30","timeout_seconds":0.3}`)
 	assert.Equal(t, tool.StatusTimedOut, res.Status)
 	assert.Contains(t, res.Text(), "sh ran longer than its 300ms time limit and was stopped")
 	assert.ErrorIs(t, res.Err, context.DeadlineExceeded)
 
-	res = tooltest.NewConversation(t, r, struct{}{}).Call("shell", `{"command":"echo quick","timeout_seconds":5}`)
+	res = tooltest.NewConversation(t, r, struct{}{}, nil).Call("shell", `{"command":"echo quick","timeout_seconds":5}`)
 	assert.Equal(t, tool.StatusOK, res.Status)
 	assert.Equal(t, "quick\n", res.Text())
 }

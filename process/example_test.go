@@ -40,7 +40,7 @@ func ExampleRun_timeout() {
 
 func ExampleNewCLI() {
 	echo := process.NewCLI(process.CLI{
-		Definition: tool.Definition{Name: "echo_flags", Description: "Prints its command line.", Safety: tool.ReadOnly,
+		Definition: tool.Definition{Name: "echo_flags", Description: "Prints its command line.", Safety: tool.SafetyReadOnly,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"lines":{"type":"boolean"}},"additionalProperties":false}`)},
 		Path:  "sh",
 		Args:  []string{"-c", `echo "$@"`, "sh"},

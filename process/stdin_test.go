@@ -113,7 +113,7 @@ func TestCommandStdinThatBlocksInARegistry(t *testing.T) {
 		})
 	r := registryWith(t, nil, feed)
 	var res *tool.Result
-	within(t, 5*time.Second, func() { res = tooltest.NewConversation(t, r, struct{}{}).Call("feed", `{}`) })
+	within(t, 5*time.Second, func() { res = tooltest.NewConversation(t, r, struct{}{}, nil).Call("feed", `{}`) })
 	assert.Equal(t, tool.StatusTimedOut, res.Status, res.Text())
 	assert.Zero(t, r.Stats().Abandoned)
 }

@@ -17,7 +17,7 @@ type WeatherArgs struct {
 
 func ExampleAdapter_Run() {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in WeatherArgs) (string, error) { return "21°C and sunny in " + in.City, nil }))
 	ai := toolanthropic.New(reg, nil)
 

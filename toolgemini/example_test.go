@@ -19,7 +19,7 @@ type WeatherArgs struct {
 // order, by name.
 func ExampleAdapter_Run() {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in WeatherArgs) (string, error) { return "21°C and sunny in " + in.City, nil }))
 	ai := toolgemini.New(reg, nil)
 

@@ -104,11 +104,11 @@ func approvalMessage(ar tool.ApprovalRequest) string {
 
 func safetyWords(s tool.Safety) string {
 	switch s {
-	case tool.ReadOnly:
+	case tool.SafetyReadOnly:
 		return "read-only"
-	case tool.Destructive:
+	case tool.SafetyDestructive:
 		return "destructive (it may lose data)"
-	case tool.Network:
+	case tool.SafetyNetwork:
 		return "a network call"
 	default:
 		return "a change (it writes)"

@@ -25,7 +25,7 @@ type ApproverOptions struct {
 // Approver returns a [tool.Approver] that asks the MCP client's user,
 // for use in the registry's approval middleware:
 //
-//	reg.Use(tool.Approval(tool.ApprovalOptions[State]{Approver: toolmcp.Approver(nil)}))
+//	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{Approver: toolmcp.Approver(nil)}))
 //
 // How it asks depends on the protocol version the client speaks. Before
 // 2026-07-28 it sends an elicitation during the call (a form: allow once,

@@ -19,17 +19,17 @@ type noteArgs struct {
 
 // approvalRegistry has a tool that needs approval and counts its runs.
 // keys and memory, when set, are shared with other replicas.
-func approvalRegistry(t *testing.T, keys *tool.Keyring, memory tool.ApprovalMemory) (*tool.Registry[state], *atomic.Int32, *finished) {
+func approvalRegistry(t *testing.T, keys *tool.Keyring, memory tool.ApprovalStore) (*tool.Registry[state], *atomic.Int32, *finished) {
 	t.Helper()
 	var runs atomic.Int32
 	rec := &finished{}
 	reg := tool.NewRegistry[state](&tool.RegistryOptions{Keyring: keys, Observer: rec})
-	reg.MustAdd(tool.New(tool.Definition{Name: "write_note", Title: "Write a note", Description: "Write a note.", Safety: tool.Mutating},
+	reg.MustAdd(tool.New(tool.Definition{Name: "write_note", Title: "Write a note", Description: "Write a note.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in noteArgs) (string, error) {
 			runs.Add(1)
 			return "wrote " + in.Text, nil
 		}))
-	reg.Use(tool.Approval(tool.ApprovalOptions[state]{Approver: Approver(nil), Memory: memory}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[state]{Approver: Approver(nil), Store: memory}))
 	return reg, &runs, rec
 }
 
@@ -325,7 +325,7 @@ func TestMultiRoundTripAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	memory := tool.NewApprovalMemory(0)
+	memory := tool.NewMemoryApprovalStore(0)
 	regA, runsA, _ := approvalRegistry(t, keys, memory)
 	regB, runsB, _ := approvalRegistry(t, keys, memory)
 	a := manualClient(t, serve(t, regA, user))

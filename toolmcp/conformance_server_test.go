@@ -73,7 +73,7 @@ func elicit(ctx context.Context, message string, schema any) (string, error) {
 
 func conformanceTools() []tool.Definer {
 	ro := func(name, desc string) tool.Definition {
-		return tool.Definition{Name: name, Description: desc, Safety: tool.ReadOnly}
+		return tool.Definition{Name: name, Description: desc, Safety: tool.SafetyReadOnly}
 	}
 	return []tool.Definer{
 		tool.New(ro("test_simple_text", "Returns simple text."), constant(tool.TextContent("This is a simple text response for testing."))),
@@ -193,7 +193,7 @@ func conformanceTools() []tool.Definer {
 					},
 				})
 			}),
-		tool.NewRaw(tool.Definition{Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features.", Safety: tool.ReadOnly,
+		tool.NewRaw(tool.Definition{Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features.", Safety: tool.SafetyReadOnly,
 			InputSchema: json.RawMessage(`{
 				"$schema": "https://json-schema.org/draft/2020-12/schema",
 				"type": "object",

@@ -17,7 +17,7 @@
 //
 //	reg := tool.NewRegistry[struct{}](nil)
 //	reg.MustAdd(search, readFile, writeFile)
-//	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: toolmcp.Approver(nil)}))
+//	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: toolmcp.Approver(nil)}))
 //
 //	server := mcp.NewServer(&mcp.Implementation{Name: "my-tools", Version: "v1.0.0"}, nil)
 //	toolmcp.AddTools(server, reg, nil)

@@ -53,7 +53,7 @@ func TestServerEverything(t *testing.T) {
 	})})
 	// Allow everything, but see that writes were asked about: the remote
 	// tools go through the same approval step as local ones.
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(
 		func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 		})}))

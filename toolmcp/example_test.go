@@ -18,7 +18,7 @@ type WeatherArgs struct {
 // in-memory pipes, where a real server would use stdio or HTTP.
 func ExampleAddTools() {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in WeatherArgs) (string, error) { return "21°C and sunny in " + in.City, nil }))
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "v1.0.0"}, nil)

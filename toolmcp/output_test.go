@@ -21,7 +21,7 @@ type listed struct {
 func TestOutputSchemaKept(t *testing.T) {
 	reg := tool.NewRegistry[state](&tool.RegistryOptions{MaxOutputBytes: 2048})
 	reg.MustAdd(
-		tool.New(tool.Definition{Name: "list", Description: "Lists n items.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "list", Description: "Lists n items.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in struct {
 				N int `json:"n"`
 			}) (listed, error) {
@@ -31,9 +31,9 @@ func TestOutputSchemaKept(t *testing.T) {
 				}
 				return out, nil
 			}),
-		tool.New(tool.Definition{Name: "maybe", Description: "Returns nothing.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "maybe", Description: "Returns nothing.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) (*listed, error) { return nil, nil }),
-		tool.New(tool.Definition{Name: "items", Description: "Returns a list: no outputSchema, text only.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "items", Description: "Returns a list: no outputSchema, text only.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) ([]string, error) { return []string{"a", "b"}, nil }),
 	)
 	cs := connect(t, serve(t, reg, nil), nil, legacyProtocol)

@@ -19,7 +19,7 @@ import (
 
 func TestProgressNotifications(t *testing.T) {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "slow", Description: "Reports progress.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "slow", Description: "Reports progress.", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, _ struct{}) (string, error) {
 			for _, p := range []tool.Progress{
 				{Message: "start", Done: 0, Total: 100},
@@ -73,7 +73,7 @@ func TestProgressNotifications(t *testing.T) {
 
 func TestNoProgressTokenNoNotifications(t *testing.T) {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "slow", Description: "Reports progress.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "slow", Description: "Reports progress.", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, _ struct{}) (string, error) {
 			tool.ReportProgress(ctx, tool.Progress{Done: 1, Total: 2})
 			return "ok", nil
@@ -93,7 +93,7 @@ func TestNoProgressTokenNoNotifications(t *testing.T) {
 
 func TestPartialContentAsLog(t *testing.T) {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "stream", Description: "Streams.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "stream", Description: "Streams.", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, _ struct{}) (string, error) {
 			tool.ReportPartial(ctx, tool.TextContent("line 1"))
 			return "line 1\nline 2", nil
@@ -122,7 +122,7 @@ func TestClientCancelCancelsTheCall(t *testing.T) {
 	causes := make(chan error, 1)
 	rec := &finished{}
 	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: rec})
-	reg.MustAdd(tool.New(tool.Definition{Name: "wait", Description: "Waits until cancelled.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "wait", Description: "Waits until cancelled.", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, _ struct{}) (string, error) {
 			started <- struct{}{}
 			<-ctx.Done()
@@ -167,9 +167,9 @@ type listArgs struct {
 }
 
 func TestPagesAndReadOutputOverMCP(t *testing.T) {
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	reg.MustAdd(
-		tool.NewPaginated(tool.Definition{Name: "numbers", Description: "Numbers, a page at a time.", Safety: tool.ReadOnly},
+		tool.NewPaginated(tool.Definition{Name: "numbers", Description: "Numbers, a page at a time.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in listArgs, page tool.Page) ([]int, []byte, error) {
 				start := 0
 				if page.State != nil {
@@ -181,7 +181,7 @@ func TestPagesAndReadOutputOverMCP(t *testing.T) {
 				}
 				return out, []byte(fmt.Sprint(start + 2)), nil
 			}),
-		tool.New(tool.Definition{Name: "log", Description: "A long log.", Safety: tool.ReadOnly, MaxOutputBytes: 2048},
+		tool.New(tool.Definition{Name: "log", Description: "A long log.", Safety: tool.SafetyReadOnly, MaxOutputBytes: 2048},
 			func(context.Context, struct{}) (string, error) {
 				var b strings.Builder
 				for i := range 500 {

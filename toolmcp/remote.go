@@ -169,17 +169,17 @@ func schemaJSON(s any) (json.RawMessage, error) {
 // Mutating. readOnlyHint counts only when trusted.
 func remoteSafety(a *sdk.ToolAnnotations, trusted bool) tool.Safety {
 	if a == nil {
-		return tool.Destructive
+		return tool.SafetyDestructive
 	}
 	switch {
 	case trusted && a.ReadOnlyHint:
-		return tool.ReadOnly
+		return tool.SafetyReadOnly
 	case a.DestructiveHint == nil || *a.DestructiveHint:
-		return tool.Destructive
+		return tool.SafetyDestructive
 	case a.OpenWorldHint == nil || *a.OpenWorldHint:
-		return tool.Network
+		return tool.SafetyNetwork
 	default:
-		return tool.Mutating
+		return tool.SafetyMutating
 	}
 }
 

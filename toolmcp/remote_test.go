@@ -24,7 +24,7 @@ func remoteServer(t *testing.T, cancelled chan<- error, seen <-chan struct{}) *s
 	t.Helper()
 	reg := newTestRegistry(t, nil)
 	reg.MustAdd(
-		tool.New(tool.Definition{Name: "count", Description: "Counts to three, reporting progress.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "count", Description: "Counts to three, reporting progress.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, _ struct{}) (string, error) {
 				for i := 1; i <= 3; i++ {
 					tool.ReportProgress(ctx, tool.Progress{Message: "step", Done: float64(i), Total: 3})
@@ -37,7 +37,7 @@ func remoteServer(t *testing.T, cancelled chan<- error, seen <-chan struct{}) *s
 				}
 				return "three", nil
 			}),
-		tool.New(tool.Definition{Name: "hang", Description: "Waits until cancelled.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "hang", Description: "Waits until cancelled.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, _ struct{}) (string, error) {
 				<-ctx.Done()
 				cancelled <- context.Cause(ctx)
@@ -151,11 +151,11 @@ func TestRemoteDefinitions(t *testing.T) {
 				t.Errorf("%s: timeout %v", d.Name, d.Timeout)
 			}
 		}
-		want := map[string]tool.Safety{"add": tool.ReadOnly, "delete_file": tool.Destructive, "fetch": tool.Network}
+		want := map[string]tool.Safety{"add": tool.SafetyReadOnly, "delete_file": tool.SafetyDestructive, "fetch": tool.SafetyNetwork}
 		if !trust {
 			// A read-only claim from an untrusted server is not believed; the
 			// other hints of these tools are left to MCP's defaults.
-			want["add"] = tool.Destructive
+			want["add"] = tool.SafetyDestructive
 		}
 		for name, s := range want {
 			if got[name] != s {
@@ -173,13 +173,13 @@ func TestRemoteSafety(t *testing.T) {
 		trusted bool
 		want    tool.Safety
 	}{
-		{"no annotations", nil, true, tool.Destructive},
-		{"read-only, trusted", &sdk.ToolAnnotations{ReadOnlyHint: true}, true, tool.ReadOnly},
-		{"read-only, untrusted", &sdk.ToolAnnotations{ReadOnlyHint: true}, false, tool.Destructive},
-		{"read-only and closed, untrusted", &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no, OpenWorldHint: &no}, false, tool.Mutating},
-		{"destructive", &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &no}, false, tool.Destructive},
-		{"open world", &sdk.ToolAnnotations{DestructiveHint: &no}, false, tool.Network},
-		{"closed world writes", &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}, false, tool.Mutating},
+		{"no annotations", nil, true, tool.SafetyDestructive},
+		{"read-only, trusted", &sdk.ToolAnnotations{ReadOnlyHint: true}, true, tool.SafetyReadOnly},
+		{"read-only, untrusted", &sdk.ToolAnnotations{ReadOnlyHint: true}, false, tool.SafetyDestructive},
+		{"read-only and closed, untrusted", &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no, OpenWorldHint: &no}, false, tool.SafetyMutating},
+		{"destructive", &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &no}, false, tool.SafetyDestructive},
+		{"open world", &sdk.ToolAnnotations{DestructiveHint: &no}, false, tool.SafetyNetwork},
+		{"closed world writes", &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}, false, tool.SafetyMutating},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

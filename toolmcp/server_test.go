@@ -27,23 +27,23 @@ type state struct{ user string }
 // testTools are tools of every kind a client lists and calls.
 func testTools() []tool.Definer {
 	return []tool.Definer{
-		tool.New(tool.Definition{Name: "add", Title: "Add", Description: "Add two integers.", Safety: tool.ReadOnly, Idempotent: true},
+		tool.New(tool.Definition{Name: "add", Title: "Add", Description: "Add two integers.", Safety: tool.SafetyReadOnly, Idempotent: true},
 			func(_ context.Context, in addArgs) (sum, error) { return sum{in.A + in.B}, nil }),
-		tool.New(tool.Definition{Name: "delete_file", Description: "Delete a file.", Safety: tool.Destructive},
+		tool.New(tool.Definition{Name: "delete_file", Description: "Delete a file.", Safety: tool.SafetyDestructive},
 			func(_ context.Context, in struct {
 				Path string `json:"path"`
 			}) (string, error) {
 				return "deleted " + in.Path, nil
 			}),
-		tool.New(tool.Definition{Name: "fetch", Description: "Fetch a URL.", Safety: tool.Network},
+		tool.New(tool.Definition{Name: "fetch", Description: "Fetch a URL.", Safety: tool.SafetyNetwork},
 			func(_ context.Context, in struct {
 				URL string `json:"url"`
 			}) (string, error) {
 				return "", &tool.Error{Message: "cannot reach " + in.URL, Hint: "check the URL"}
 			}),
-		tool.New(tool.Definition{Name: "secret", Description: "A hidden tool.", Safety: tool.ReadOnly, Hidden: true},
+		tool.New(tool.Definition{Name: "secret", Description: "A hidden tool.", Safety: tool.SafetyReadOnly, Hidden: true},
 			func(context.Context, struct{}) (string, error) { return "found me", nil }),
-		tool.NewRaw(tool.Definition{Name: "picture", Description: "Rich content of every kind.", Safety: tool.ReadOnly,
+		tool.NewRaw(tool.Definition{Name: "picture", Description: "Rich content of every kind.", Safety: tool.SafetyReadOnly,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
 			func(context.Context, json.RawMessage) (*tool.Result, error) {
 				link := tool.ResourceLinkContent("file:///a.txt", "a.txt", "text/plain")
@@ -57,7 +57,7 @@ func testTools() []tool.Definer {
 					tool.ResourceContent("file:///c.bin", "application/octet-stream", "", []byte{1, 2, 3}),
 				}}, nil
 			}),
-		tool.NewFor(tool.Definition{Name: "whoami", Description: "Who is calling.", Safety: tool.ReadOnly},
+		tool.NewFor(tool.Definition{Name: "whoami", Description: "Who is calling.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, c *tool.Call[state], _ struct{}) (string, error) {
 				return c.State.user + " in session " + c.Session, nil
 			}),
@@ -191,7 +191,7 @@ func TestToolsAddedLater(t *testing.T) {
 				ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
 			}, protocol)
 			name := "late_" + strings.ReplaceAll(protocol, "-", "_")
-			if err := reg.Add(tool.New(tool.Definition{Name: name, Description: "Added after the server started.", Safety: tool.ReadOnly},
+			if err := reg.Add(tool.New(tool.Definition{Name: name, Description: "Added after the server started.", Safety: tool.SafetyReadOnly},
 				func(context.Context, struct{}) (string, error) { return "late", nil })); err != nil {
 				t.Fatal(err)
 			}

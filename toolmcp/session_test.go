@@ -18,7 +18,7 @@ import (
 // says whether the call had a session: a next_cursor, or a note.
 func sessionProbe(t *testing.T) *tool.Registry[struct{}] {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.NewPaginated(tool.Definition{Name: "numbers", Description: "Numbers, a page at a time.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.NewPaginated(tool.Definition{Name: "numbers", Description: "Numbers, a page at a time.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, _ listArgs, page tool.Page) ([]int, []byte, error) {
 			return []int{1}, []byte("next"), nil
 		}))

@@ -18,7 +18,7 @@ type WeatherArgs struct {
 
 func weatherRegistry() *tool.Registry[struct{}] {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.ReadOnly},
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in WeatherArgs) (string, error) {
 			return "21°C and sunny in " + in.City + " (" + in.Units + ")", nil
 		}))

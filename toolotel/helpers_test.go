@@ -127,7 +127,7 @@ func (tel *telemetry) registry(t *testing.T, mw bool, approver tool.Approver, ho
 	t.Helper()
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: tel.obs, Grace: 50 * time.Millisecond})
 	r.MustAdd(
-		tool.New(tool.Definition{Name: "search", Description: "Searches the code.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "search", Description: "Searches the code.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, in searchArgs) (string, error) {
 				// The tool's own work, traced under the call's span.
 				_, work := trace.SpanFromContext(ctx).TracerProvider().Tracer("test").Start(ctx, "tool work")
@@ -137,13 +137,13 @@ func (tel *telemetry) registry(t *testing.T, mw bool, approver tool.Approver, ho
 				}
 				return "found " + in.Query + " " + strings.Repeat("x", 10_000), nil
 			}),
-		tool.New(tool.Definition{Name: "fail", Description: "Fails.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "fail", Description: "Fails.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) (string, error) { return "", errors.New("disk full") }),
-		tool.New(tool.Definition{Name: "crash", Description: "Panics.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "crash", Description: "Panics.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) (string, error) { panic("boom") }),
-		tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.Mutating},
+		tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.SafetyMutating},
 			func(context.Context, struct{}) (string, error) { return "written", nil }),
-		tool.New(tool.Definition{Name: "slow", Description: "Ignores its context.", Safety: tool.ReadOnly, Timeout: 50 * time.Millisecond},
+		tool.New(tool.Definition{Name: "slow", Description: "Ignores its context.", Safety: tool.SafetyReadOnly, Timeout: 50 * time.Millisecond},
 			func(context.Context, struct{}) (string, error) { <-hold; return "late", nil }),
 	)
 	if mw {
@@ -152,6 +152,6 @@ func (tel *telemetry) registry(t *testing.T, mw bool, approver tool.Approver, ho
 	if approver == nil {
 		approver = tooltest.NewApprover()
 	}
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
 	return r
 }

@@ -322,10 +322,10 @@ func TestConcurrentCallsGetTheirOwnSpans(t *testing.T) {
 func TestEventsBeforeTheMiddlewareAreKept(t *testing.T) {
 	tel := newTelemetry(t, nil)
 	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: tel.obs})
-	reg.MustAdd(tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.Mutating},
+	reg.MustAdd(tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.SafetyMutating},
 		func(context.Context, struct{}) (string, error) { return "written", nil }))
 	// Approval outside the middleware: its events come before the span.
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.AllowOnce())}), toolotel.Middleware[struct{}](tel.obs))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.AllowOnce())}), toolotel.Middleware[struct{}](tel.obs))
 	ctx, turn := tel.tp.Tracer("agent").Start(context.Background(), "turn")
 	tooltest.WantOK(t, reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write"}))
 	turn.End()

@@ -9,14 +9,14 @@ import (
 	"github.com/toolbelt-go/tool/toolredis/redistest"
 )
 
-// BenchmarkAllowed compares ApprovalMemory.Allowed with the bare EXISTS it
+// BenchmarkAllowed compares ApprovalStore.Allowed with the bare EXISTS it
 // sends, in the same run: the difference is the key hash and the goroutine
 // that keeps the call bounded whatever the client's settings.
 func BenchmarkAllowed(b *testing.B) {
 	srv := redistest.New(b)
 	rdb := client(b, srv)
 	ctx := context.Background()
-	mem := toolredis.NewApprovalMemory(rdb, &toolredis.Options{Namespace: namespace()})
+	mem := toolredis.NewApprovalStore(rdb, &toolredis.Options{Namespace: namespace()})
 	if err := mem.Remember(ctx, "session", "tool\x00mutating", time.Now().Add(time.Hour)); err != nil {
 		b.Fatal(err)
 	}

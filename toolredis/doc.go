@@ -17,9 +17,9 @@
 //		Keyring: keys,
 //		Spill:   toolredis.NewSpillStore(rdb, opts),
 //	})
-//	reg.Use(tool.Approval(tool.ApprovalOptions[State]{
+//	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{
 //		Approver: approver,
-//		Memory:   toolredis.NewApprovalMemory(rdb, opts),
+//		Store:    toolredis.NewApprovalStore(rdb, opts),
 //	}))
 //
 // # Keys, sizes and expiry
@@ -43,7 +43,7 @@
 // Every operation returns within [Options.Timeout] (one second by default)
 // or when its context is done, whichever comes first, even if Redis stops
 // answering and the client was built without ContextTimeoutEnabled. The
-// pipeline then falls back as [tool.SpillStore] and [tool.ApprovalMemory]
+// pipeline then falls back as [tool.SpillStore] and [tool.ApprovalStore]
 // document: a result that cannot be spilled is cut without a way to read on;
 // a read_output call that cannot read fails, and its cursor reads again
 // once Redis answers (a missing entry, unlike an unreachable Redis, is

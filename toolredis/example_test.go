@@ -33,7 +33,7 @@ func ExampleNewSpillStore() {
 			Spill:          toolredis.NewSpillStore(rdb, &toolredis.Options{Namespace: "example-agent"}),
 			MaxOutputBytes: 2048,
 		})
-		r.MustAdd(tool.New(tool.Definition{Name: "count", Description: "Counts to 2000.", Safety: tool.ReadOnly},
+		r.MustAdd(tool.New(tool.Definition{Name: "count", Description: "Counts to 2000.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) (string, error) {
 				var b strings.Builder
 				for i := range 2000 {
@@ -57,7 +57,7 @@ func ExampleNewSpillStore() {
 
 // "Allow always" given on one replica holds on the other, for the same
 // conversation.
-func ExampleNewApprovalMemory() {
+func ExampleNewApprovalStore() {
 	srv, err := redistest.Start()
 	if err != nil {
 		fmt.Println(err)
@@ -67,12 +67,12 @@ func ExampleNewApprovalMemory() {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	defer rdb.Close()
 
-	memory := toolredis.NewApprovalMemory(rdb, &toolredis.Options{Namespace: "example-agent"})
+	memory := toolredis.NewApprovalStore(rdb, &toolredis.Options{Namespace: "example-agent"})
 	replica := func(approver tool.Approver) *tool.Registry[struct{}] {
 		r := tool.NewRegistry[struct{}](nil)
-		r.MustAdd(tool.New(tool.Definition{Name: "write_file", Description: "Writes a file.", Safety: tool.Mutating},
+		r.MustAdd(tool.New(tool.Definition{Name: "write_file", Description: "Writes a file.", Safety: tool.SafetyMutating},
 			func(context.Context, struct{}) (string, error) { return "written", nil }))
-		r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver, Memory: memory}))
+		r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver, Store: memory}))
 		return r
 	}
 	askA, askB := tooltest.NewApprover(tooltest.AllowAlways()), tooltest.NewApprover()

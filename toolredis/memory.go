@@ -10,7 +10,7 @@ import (
 	"github.com/toolbelt-go/tool"
 )
 
-// ApprovalMemory is a [tool.ApprovalMemory] on Redis. An "allow always"
+// ApprovalStore is a [tool.ApprovalStore] on Redis. An "allow always"
 // answer is a key per session and approval key; a claim is a key per id,
 // set only if absent (SET NX), so that of any number of replicas claiming
 // the same resumed approval at once, exactly one wins. Both expire by
@@ -19,20 +19,20 @@ import (
 // Every failure fails closed, as the interface requires: Allowed and Claim
 // report false with their error.
 //
-// An ApprovalMemory is safe for concurrent use.
-type ApprovalMemory struct {
+// An ApprovalStore is safe for concurrent use.
+type ApprovalStore struct {
 	c config
 }
 
-// NewApprovalMemory returns an approval memory on client c (a
+// NewApprovalStore returns an approval store on client c (a
 // *redis.Client, a cluster or a ring). opts may be nil. It panics if c is
 // nil.
-func NewApprovalMemory(c redis.UniversalClient, opts *Options) *ApprovalMemory {
-	return &ApprovalMemory{c: newConfig(c, opts)}
+func NewApprovalStore(c redis.UniversalClient, opts *Options) *ApprovalStore {
+	return &ApprovalStore{c: newConfig(c, opts)}
 }
 
-// Allowed implements [tool.ApprovalMemory] (EXISTS).
-func (m *ApprovalMemory) Allowed(ctx context.Context, session, key string) (bool, error) {
+// Allowed implements [tool.ApprovalStore] (EXISTS).
+func (m *ApprovalStore) Allowed(ctx context.Context, session, key string) (bool, error) {
 	k := m.c.key("allow", session, key)
 	return run(ctx, &m.c, "allowed", func(ctx context.Context) (bool, error) {
 		n, err := m.c.client.Exists(ctx, k).Result()
@@ -40,9 +40,9 @@ func (m *ApprovalMemory) Allowed(ctx context.Context, session, key string) (bool
 	})
 }
 
-// Remember implements [tool.ApprovalMemory] (SET with PXAT). Remembering a
+// Remember implements [tool.ApprovalStore] (SET with PXAT). Remembering a
 // key again sets its new expiry; an expiry already past forgets it.
-func (m *ApprovalMemory) Remember(ctx context.Context, session, key string, expires time.Time) error {
+func (m *ApprovalStore) Remember(ctx context.Context, session, key string, expires time.Time) error {
 	k := m.c.key("allow", session, key)
 	_, err := run(ctx, &m.c, "remember", func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, set(ctx, m.c.client, k, "1", expires, false)
@@ -50,9 +50,9 @@ func (m *ApprovalMemory) Remember(ctx context.Context, session, key string, expi
 	return err
 }
 
-// Claim implements [tool.ApprovalMemory] (SET NX with PXAT): it reports
+// Claim implements [tool.ApprovalStore] (SET NX with PXAT): it reports
 // true to the first claim of id until that claim expires.
-func (m *ApprovalMemory) Claim(ctx context.Context, id string, expires time.Time) (bool, error) {
+func (m *ApprovalStore) Claim(ctx context.Context, id string, expires time.Time) (bool, error) {
 	k := m.c.key("claim", id)
 	return run(ctx, &m.c, "claim", func(ctx context.Context) (bool, error) {
 		err := set(ctx, m.c.client, k, "1", expires, true)
@@ -67,6 +67,6 @@ func (m *ApprovalMemory) Claim(ctx context.Context, id string, expires time.Time
 }
 
 var (
-	_ tool.ApprovalMemory = (*ApprovalMemory)(nil)
-	_ tool.SpillStore     = (*SpillStore)(nil)
+	_ tool.ApprovalStore = (*ApprovalStore)(nil)
+	_ tool.SpillStore    = (*SpillStore)(nil)
 )

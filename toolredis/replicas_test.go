@@ -66,20 +66,20 @@ func newReplica(t *testing.T, rdb redis.UniversalClient, opts *toolredis.Options
 	r := &replica{approver: tooltest.NewApprover(steps...), writes: w}
 	r.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys, Spill: toolredis.NewSpillStore(rdb, opts)})
 	r.reg.MustAdd(
-		tool.New(tool.Definition{Name: "build_log", Description: "Builds and returns the whole log.", Safety: tool.ReadOnly, MaxOutputBytes: 4096},
+		tool.New(tool.Definition{Name: "build_log", Description: "Builds and returns the whole log.", Safety: tool.SafetyReadOnly, MaxOutputBytes: 4096},
 			func(ctx context.Context, _ struct{}) (string, error) {
 				if gate != nil {
 					<-gate // the test does something to Redis while the tool runs
 				}
 				return buildLog(), nil
 			}),
-		tool.New(tool.Definition{Name: "write_file", Description: "Writes a file.", Safety: tool.Mutating},
+		tool.New(tool.Definition{Name: "write_file", Description: "Writes a file.", Safety: tool.SafetyMutating},
 			func(_ context.Context, in writeArgs) (string, error) {
 				w.add(in.Path + "=" + in.Content)
 				return "written", nil
 			}),
 	)
-	r.reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: r.approver, Memory: toolredis.NewApprovalMemory(rdb, opts)}))
+	r.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: r.approver, Store: toolredis.NewApprovalStore(rdb, opts)}))
 	return r
 }
 

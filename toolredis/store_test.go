@@ -24,12 +24,12 @@ func TestSpillStoreConforms(t *testing.T) {
 	})
 }
 
-func TestApprovalMemoryConforms(t *testing.T) {
+func TestApprovalStoreConforms(t *testing.T) {
 	t.Parallel() // each test has a server of its own; most of their time is spent waiting
 	srv := redistest.New(t)
 	rdb := client(t, srv)
-	tooltest.TestApprovalMemory(t, func(*testing.T) tool.ApprovalMemory {
-		return toolredis.NewApprovalMemory(rdb, &toolredis.Options{Namespace: namespace()})
+	tooltest.TestApprovalStore(t, func(*testing.T) tool.ApprovalStore {
+		return toolredis.NewApprovalStore(rdb, &toolredis.Options{Namespace: namespace()})
 	})
 }
 
@@ -50,7 +50,7 @@ func TestKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 	ctx := context.Background()
 	ns := namespace()
 	opts := &toolredis.Options{Namespace: ns}
-	spill, mem := toolredis.NewSpillStore(rdb, opts), toolredis.NewApprovalMemory(rdb, opts)
+	spill, mem := toolredis.NewSpillStore(rdb, opts), toolredis.NewApprovalStore(rdb, opts)
 	expires := time.Now().Add(90 * time.Minute)
 	if err := spill.Put(ctx, strings.Repeat("i", 5000), "data", expires); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 	}
 	// Another namespace on the same Redis sees none of it.
 	o := &toolredis.Options{Namespace: namespace()}
-	if ok, _ := toolredis.NewApprovalMemory(rdb, o).Allowed(ctx, strings.Repeat("s", 5000), "tool\x00mutating"); ok {
+	if ok, _ := toolredis.NewApprovalStore(rdb, o).Allowed(ctx, strings.Repeat("s", 5000), "tool\x00mutating"); ok {
 		t.Error("an answer remembered in one namespace is allowed in another")
 	}
 	if _, err := toolredis.NewSpillStore(rdb, o).Get(ctx, strings.Repeat("i", 5000), 0, 4); !errors.Is(err, tool.ErrSpillGone) {
@@ -122,11 +122,11 @@ func TestFrozenRedisFailsClosedInTime(t *testing.T) {
 	if err := toolredis.NewSpillStore(rdb, setup).Put(ctx, "id", "kept", later); err != nil {
 		t.Fatal(err)
 	}
-	if err := toolredis.NewApprovalMemory(rdb, setup).Remember(ctx, "s", "k", later); err != nil {
+	if err := toolredis.NewApprovalStore(rdb, setup).Remember(ctx, "s", "k", later); err != nil {
 		t.Fatal(err)
 	}
 	opts := &toolredis.Options{Namespace: ns, Timeout: 200 * time.Millisecond}
-	spill, mem := toolredis.NewSpillStore(rdb, opts), toolredis.NewApprovalMemory(rdb, opts)
+	spill, mem := toolredis.NewSpillStore(rdb, opts), toolredis.NewApprovalStore(rdb, opts)
 	if err := srv.Freeze(); err != nil {
 		t.Skip(err)
 	}

@@ -49,19 +49,19 @@ type echoArgs struct {
 func registry(opts *tool.RegistryOptions, mws ...tool.Middleware[struct{}]) *tool.Registry[struct{}] {
 	r := tool.NewRegistry[struct{}](opts)
 	r.MustAdd(
-		tool.New(tool.Definition{Name: "echo", Description: "Echoes.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "echo", Description: "Echoes.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in echoArgs) (string, error) { return strings.Repeat(in.Text, in.Times), nil }),
-		tool.New(tool.Definition{Name: "fail", Description: "Fails.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "fail", Description: "Fails.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) (string, error) {
 				return "", errors.New("disk full: " + strings.Repeat("x", 100_000))
 			}),
-		tool.New(tool.Definition{Name: "crash", Description: "Panics.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "crash", Description: "Panics.", Safety: tool.SafetyReadOnly},
 			func(context.Context, struct{}) (string, error) { panic("boom") }),
-		tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.Mutating},
+		tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.SafetyMutating},
 			func(context.Context, struct{}) (string, error) { return "ok", nil }),
 	)
 	r.Use(mws...)
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Deny("not now"))}))
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Deny("not now"))}))
 	return r
 }
 

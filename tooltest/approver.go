@@ -22,8 +22,8 @@ func AllowAlways() Step { return decide(tool.Decision{Kind: tool.DecisionAllowAl
 // Deny answers deny, with the reason the model is shown.
 func Deny(reason string) Step { return decide(tool.Decision{Kind: tool.DecisionDeny, Reason: reason}) }
 
-// EditArgs answers with new arguments for the call.
-func EditArgs(args string) Step {
+// Edit answers with new arguments for the call.
+func Edit(args string) Step {
 	return decide(tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(args)})
 }
 

@@ -94,16 +94,16 @@ func TestConformanceCatches(t *testing.T) {
 }
 
 func TestHarness(t *testing.T) {
-	res := tooltest.Run(t, echo(), `{"text":"hi"}`)
+	res := tooltest.Run(t, echo(), `{"text":"hi"}`, nil)
 	tooltest.WantOK(t, res)
 	tooltest.WantText(t, res, "hi")
-	res = tooltest.Run(t, echo(), `{"txt":"hi"}`)
+	res = tooltest.Run(t, echo(), `{"txt":"hi"}`, nil)
 	tooltest.WantStatus(t, res, tool.StatusInvalid)
 	tooltest.WantTextContains(t, res, `Did you mean "text"?`)
 
 	type point struct{ X, Y int }
 	pt := tool.New(tool.Definition{Name: "pt", Description: "A point."}, func(context.Context, noArgs) (point, error) { return point{1, 2}, nil })
-	if got := tooltest.Decode[point](t, tooltest.Run(t, pt, `{}`)); got != (point{1, 2}) {
+	if got := tooltest.Decode[point](t, tooltest.Run(t, pt, `{}`, nil)); got != (point{1, 2}) {
 		t.Fatalf("Decode = %+v", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // conversation of a model would: every call has its own ID and the
 // conversation's session, so page cursors and cut output can be followed.
 //
-//	c := tooltest.NewConversation(t, reg, state)
+//	c := tooltest.NewConversation(t, reg, state, nil)
 //	first := c.Call("list_dir", `{"path":"."}`)
 //	second := c.NextPage(first)           // follows next_cursor
 //	whole := c.ReadAll(c.Call("build", `{}`)) // reads back what the cap cut
@@ -30,7 +30,7 @@ type Conversation[C any] struct {
 	// State is passed to every call.
 	State C
 	// Session is the conversation's session, "tooltest-" and a number
-	// unless WithSession says otherwise.
+	// unless Options.Session says otherwise.
 	Session string
 
 	t   testing.TB
@@ -43,12 +43,12 @@ type Conversation[C any] struct {
 var sessionSeq atomic.Uint64
 
 // NewConversation starts a conversation with r.
-func NewConversation[C any](t testing.TB, r *tool.Registry[C], state C, opts ...Option) *Conversation[C] {
-	o := apply(opts)
-	if o.session == "" {
-		o.session = "tooltest-conversation-" + strconv.FormatUint(sessionSeq.Add(1), 10)
+func NewConversation[C any](t testing.TB, r *tool.Registry[C], state C, opts *Options) *Conversation[C] {
+	o := opts.orDefaults()
+	if o.Session == "" {
+		o.Session = "tooltest-conversation-" + strconv.FormatUint(sessionSeq.Add(1), 10)
 	}
-	return &Conversation[C]{Registry: r, State: state, Session: o.session, t: t, ctx: o.ctx, sent: map[*tool.Result]tool.Request{}}
+	return &Conversation[C]{Registry: r, State: state, Session: o.Session, t: t, ctx: o.Context, sent: map[*tool.Result]tool.Request{}}
 }
 
 // Call makes one call in the conversation.

@@ -19,7 +19,7 @@ type listArgs struct {
 }
 
 func lister() tool.AnyTool {
-	return tool.NewPaginated(tool.Definition{Name: "list", Description: "Lists files.", Safety: tool.ReadOnly},
+	return tool.NewPaginated(tool.Definition{Name: "list", Description: "Lists files.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in listArgs, page tool.Page) ([]string, []byte, error) {
 			from := 0
 			if page.State != nil {
@@ -39,7 +39,7 @@ func lister() tool.AnyTool {
 func TestConversationFollowsPages(t *testing.T) {
 	r := tool.NewRegistry[struct{}](nil)
 	require.NoError(t, r.Add(lister()))
-	c := tooltest.NewConversation(t, r, struct{}{})
+	c := tooltest.NewConversation(t, r, struct{}{}, nil)
 	var all []string
 	res := c.Call("list", `{"dir":"src"}`)
 	for {
@@ -61,10 +61,10 @@ func TestConversationReadsCutOutputBack(t *testing.T) {
 		fmt.Fprintf(&b, "line %04d of the build log\n", i)
 	}
 	log := b.String()
-	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0), MaxOutputBytes: 4096})
+	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0), MaxOutputBytes: 4096})
 	require.NoError(t, r.Add(tool.New(tool.Definition{Name: "build", Description: "Builds."},
 		func(context.Context, struct{}) (string, error) { return log, nil })))
-	c := tooltest.NewConversation(t, r, struct{}{})
+	c := tooltest.NewConversation(t, r, struct{}{}, nil)
 	res := c.Call("build", `{}`)
 	require.Less(t, len(res.Text()), len(log), "the output was cut")
 	assert.Equal(t, log, c.ReadAll(res), "and is read back whole")
@@ -74,12 +74,12 @@ func TestEveryCallHasItsOwnID(t *testing.T) {
 	rec := &tooltest.Recorder{}
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: rec})
 	require.NoError(t, r.Add(echo()))
-	c := tooltest.NewConversation(t, r, struct{}{})
+	c := tooltest.NewConversation(t, r, struct{}{}, nil)
 	a, b := c.Call("echo", `{"text":"a"}`), c.Call("echo", `{"text":"b"}`)
 	assert.NotEqual(t, a.CallID, b.CallID)
 	rec.WantWellFormed(t)
-	x := tooltest.Run(t, echo(), `{"text":"x"}`)
-	y := tooltest.Run(t, echo(), `{"text":"y"}`, tooltest.WithSession("s"))
+	x := tooltest.Run(t, echo(), `{"text":"x"}`, nil)
+	y := tooltest.Run(t, echo(), `{"text":"y"}`, &tooltest.Options{Session: "s"})
 	assert.NotEqual(t, x.CallID, y.CallID)
 }
 

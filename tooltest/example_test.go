@@ -14,7 +14,7 @@ func ExampleGenerateArgs() {
 		Query string `json:"query" jsonschema:"minLength=1"`
 		Limit int    `json:"limit" jsonschema:"minimum=1,maximum=10"`
 	}
-	schema, _ := tool.SchemaFor[args]()
+	schema, _ := tool.SchemaOf[args]()
 	a, _ := tooltest.GenerateArgs(schema, 1)
 	fmt.Println(a)
 	// Output: {"limit":6,"query":"0"}
@@ -24,7 +24,7 @@ func ExampleMutations() {
 	type args struct {
 		Limit int `json:"limit" jsonschema:"minimum=1,maximum=10"`
 	}
-	schema, _ := tool.SchemaFor[args]()
+	schema, _ := tool.SchemaOf[args]()
 	muts, _ := tooltest.Mutations(schema, `{"limit":5}`)
 	for _, m := range muts {
 		fmt.Printf("%-28s %s\n", m.Name, m.Args)
@@ -45,13 +45,13 @@ func ExampleApprover() {
 	type args struct {
 		Path string `json:"path"`
 	}
-	del := tool.New(tool.Definition{Name: "delete_file", Description: "Deletes a file.", Safety: tool.Destructive},
+	del := tool.New(tool.Definition{Name: "delete_file", Description: "Deletes a file.", Safety: tool.SafetyDestructive},
 		func(_ context.Context, in args) (string, error) { return "deleted " + in.Path, nil })
 	approver := tooltest.NewApprover(tooltest.AllowOnce(), tooltest.Deny("keep the README"))
 
 	r := tool.NewRegistry[struct{}](nil)
 	r.MustAdd(del)
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver}))
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
 	for _, p := range []string{"tmp.txt", "README.md"} {
 		res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "delete_file", Args: []byte(`{"path":"` + p + `"}`)})
 		fmt.Println(res.Status, "|", res.Text())
@@ -78,7 +78,7 @@ func ExampleRecorder() {
 	r.MustAdd(work)
 	r.Call(context.Background(), struct{}{}, tool.Request{ID: "call-1", Name: "work"})
 	fmt.Println(rec.Kinds("call-1"))
-	fmt.Println(rec.For("call-1")[1].Progress.Message)
+	fmt.Println(rec.EventsOf("call-1")[1].Progress.Message)
 	// Output:
 	// started progress finished
 	// half way

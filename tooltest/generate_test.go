@@ -35,7 +35,7 @@ func TestGenerateArgsAreValid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := tooltest.Run(t, tl, args)
+		res := tooltest.Run(t, tl, args, nil)
 		if res.Status != tool.StatusOK {
 			t.Fatalf("seed %d: generated %s, refused:\n%s", seed, args, tooltest.ModelView(res))
 		}
@@ -50,7 +50,7 @@ func TestGenerateArgsAreValid(t *testing.T) {
 func TestMutationsAreRefused(t *testing.T) {
 	tl := genTool()
 	valid := `{"query":"abc","limit":5,"ratio":0.5,"lang":"go","path":"a/b","tags":["x"],"strict":true,"inner":{"n":-2}}`
-	tooltest.WantOK(t, tooltest.Run(t, tl, valid))
+	tooltest.WantOK(t, tooltest.Run(t, tl, valid, nil))
 	muts, err := tooltest.Mutations(tl.Definition().InputSchema, valid)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestMutationsAreRefused(t *testing.T) {
 	var names []string
 	for _, m := range muts {
 		names = append(names, m.Name)
-		tooltest.WantStatus(t, tooltest.Run(t, tl, m.Args), tool.StatusInvalid)
+		tooltest.WantStatus(t, tooltest.Run(t, tl, m.Args, nil), tool.StatusInvalid)
 	}
 	all := strings.Join(names, "\n")
 	for _, want := range []string{"unknown key", "/limit: below minimum", "/limit: above maximum", "/limit: fraction",

@@ -31,8 +31,8 @@ func (r *Recorder) Events() []tool.Event {
 	return slices.Clone(r.events)
 }
 
-// For returns the events of the call with the given ID, in order.
-func (r *Recorder) For(callID string) []tool.Event {
+// EventsOf returns the events of the call with the given ID, in order.
+func (r *Recorder) EventsOf(callID string) []tool.Event {
 	var out []tool.Event
 	for _, e := range r.Events() {
 		if e.CallID == callID {
@@ -47,7 +47,7 @@ func (r *Recorder) For(callID string) []tool.Event {
 // compact assertions.
 func (r *Recorder) Kinds(callID string) string {
 	var b strings.Builder
-	for i, e := range r.For(callID) {
+	for i, e := range r.EventsOf(callID) {
 		if i > 0 {
 			b.WriteByte(' ')
 		}

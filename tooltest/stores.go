@@ -212,7 +212,7 @@ func TestSpillStore(t *testing.T, newStore func(t *testing.T) tool.SpillStore) {
 	})
 }
 
-// TestApprovalMemory checks a [tool.ApprovalMemory] against the contract
+// TestApprovalStore checks a [tool.ApprovalStore] against the contract
 // approval relies on, one subtest per rule, each named after the rule it
 // checks: "allow always" answers held per session and key, never across
 // them, expiring, replaced when remembered again; claims that succeed once
@@ -225,7 +225,7 @@ func TestSpillStore(t *testing.T, newStore func(t *testing.T) tool.SpillStore) {
 // memory to check; register its cleanup with t.Cleanup. The suite uses
 // sessions, keys and ids of its own, so memories may share a backend. The
 // expiry rules wait for real time to pass (under a second in all).
-func TestApprovalMemory(t *testing.T, newMemory func(t *testing.T) tool.ApprovalMemory) {
+func TestApprovalStore(t *testing.T, newMemory func(t *testing.T) tool.ApprovalStore) {
 	t.Helper()
 	later := func() time.Time { return time.Now().Add(time.Hour) }
 
@@ -458,7 +458,7 @@ func getOK(t *testing.T, s tool.SpillStore, id string, off, n int) string {
 	return got
 }
 
-func allowed(t *testing.T, m tool.ApprovalMemory, session, key string) bool {
+func allowed(t *testing.T, m tool.ApprovalStore, session, key string) bool {
 	t.Helper()
 	ok, err := m.Allowed(context.Background(), session, key)
 	if err != nil {
@@ -470,14 +470,14 @@ func allowed(t *testing.T, m tool.ApprovalMemory, session, key string) bool {
 	return ok
 }
 
-func remember(t *testing.T, m tool.ApprovalMemory, session, key string, expires time.Time) {
+func remember(t *testing.T, m tool.ApprovalStore, session, key string, expires time.Time) {
 	t.Helper()
 	if err := m.Remember(context.Background(), session, key, expires); err != nil {
 		t.Fatalf("Remember: %v", err)
 	}
 }
 
-func claim(t *testing.T, m tool.ApprovalMemory, id string, expires time.Time) bool {
+func claim(t *testing.T, m tool.ApprovalStore, id string, expires time.Time) bool {
 	t.Helper()
 	ok, err := m.Claim(context.Background(), id, expires)
 	if err != nil {

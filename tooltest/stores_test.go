@@ -8,9 +8,9 @@ import (
 )
 
 func TestMemorySpillConforms(t *testing.T) {
-	tooltest.TestSpillStore(t, func(*testing.T) tool.SpillStore { return tool.NewMemorySpill(0) })
+	tooltest.TestSpillStore(t, func(*testing.T) tool.SpillStore { return tool.NewMemorySpillStore(0) })
 }
 
-func TestApprovalMemoryConforms(t *testing.T) {
-	tooltest.TestApprovalMemory(t, func(*testing.T) tool.ApprovalMemory { return tool.NewApprovalMemory(0) })
+func TestApprovalStoreConforms(t *testing.T) {
+	tooltest.TestApprovalStore(t, func(*testing.T) tool.ApprovalStore { return tool.NewMemoryApprovalStore(0) })
 }

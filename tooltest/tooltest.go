@@ -19,36 +19,30 @@ import (
 	"github.com/toolbelt-go/tool"
 )
 
-// Option configures a call made by [Run] or [RunFor], or a
-// [Conversation].
-type Option func(*options)
-
-type options struct {
-	ctx      context.Context
-	session  string
-	registry *tool.RegistryOptions
+// Options configures [Run], [RunFor] and [NewConversation]. A nil *Options
+// means the defaults.
+type Options struct {
+	// Context is the context the calls are made with; nil means
+	// context.Background.
+	Context context.Context
+	// Session is the calls' Request.Session. Empty means none for [Run]
+	// and [RunFor], and a session of its own for a [Conversation].
+	Session string
+	// Registry configures the registry that [Run] and [RunFor] build (a
+	// spill store, limits, an observer); nil means the defaults.
+	Registry *tool.RegistryOptions
 }
 
-// WithContext makes the calls with ctx instead of context.Background.
-func WithContext(ctx context.Context) Option { return func(o *options) { o.ctx = ctx } }
-
-// WithSession gives the calls a session (Request.Session). [Run] and
-// [RunFor] make their call in no session by default; a [Conversation] has
-// a session of its own.
-func WithSession(session string) Option { return func(o *options) { o.session = session } }
-
-// WithRegistryOptions makes the registry that [Run] and [RunFor] build with
-// opts (a spill store, limits, an observer).
-func WithRegistryOptions(opts *tool.RegistryOptions) Option {
-	return func(o *options) { o.registry = opts }
-}
-
-func apply(opts []Option) options {
-	o := options{ctx: context.Background()}
-	for _, f := range opts {
-		f(&o)
+// orDefaults returns the options with their defaults filled in.
+func (o *Options) orDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
 	}
-	return o
+	if v.Context == nil {
+		v.Context = context.Background()
+	}
+	return v
 }
 
 var callSeq atomic.Uint64
@@ -62,21 +56,21 @@ func nextID() string { return "tooltest-" + strconv.FormatUint(callSeq.Add(1), 1
 // returns the result. Each call gets a call ID of its own. The registry is
 // new for each call: to follow a cursor or read cut output back, use a
 // [Conversation].
-func Run(t testing.TB, tl tool.Definer, args string, opts ...Option) *tool.Result {
+func Run(t testing.TB, tl tool.Definer, args string, opts *Options) *tool.Result {
 	t.Helper()
-	return RunFor(t, tl, struct{}{}, args, opts...)
+	return RunFor(t, tl, struct{}{}, args, opts)
 }
 
 // RunFor calls a tool that uses host state, with state, through the full
 // pipeline.
-func RunFor[C any](t testing.TB, tl tool.Definer, state C, args string, opts ...Option) *tool.Result {
+func RunFor[C any](t testing.TB, tl tool.Definer, state C, args string, opts *Options) *tool.Result {
 	t.Helper()
-	o := apply(opts)
-	r := tool.NewRegistry[C](o.registry)
+	o := opts.orDefaults()
+	r := tool.NewRegistry[C](o.Registry)
 	if err := r.Add(tl); err != nil {
 		t.Fatalf("tooltest: the tool cannot be registered: %v", err)
 	}
-	return r.Call(o.ctx, state, tool.Request{ID: nextID(), Name: tl.Definition().Name, Args: json.RawMessage(args), Session: o.session})
+	return r.Call(o.Context, state, tool.Request{ID: nextID(), Name: tl.Definition().Name, Args: json.RawMessage(args), Session: o.Session})
 }
 
 // ModelView renders what the model is sent, for failure messages.

@@ -35,7 +35,7 @@ type ShellArgs struct {
 type project struct{ files map[string]string }
 
 func (p *project) tools() []tool.Definer {
-	edit := tool.New(tool.Definition{Name: "edit_file", Title: "Edit a file", Description: "Replaces the content of a file.", Safety: tool.Mutating},
+	edit := tool.New(tool.Definition{Name: "edit_file", Title: "Edit a file", Description: "Replaces the content of a file.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in EditArgs) (string, error) {
 			p.files[in.Path] = in.Content
 			return "wrote " + in.Path, nil
@@ -45,7 +45,7 @@ func (p *project) tools() []tool.Definer {
 			return tool.Preview{Title: "Edit " + in.Path, Edits: []tool.Edit{{Path: in.Path, Old: p.files[in.Path], New: in.Content}}}, nil
 		},
 	})
-	shell := tool.New(tool.Definition{Name: "shell", Description: "Runs a command in the workspace (simulated here).", Safety: tool.Mutating},
+	shell := tool.New(tool.Definition{Name: "shell", Description: "Runs a command in the workspace (simulated here).", Safety: tool.SafetyMutating},
 		func(_ context.Context, in ShellArgs) (string, error) {
 			return "(simulated) ran: " + in.Command, nil
 		})
@@ -53,9 +53,9 @@ func (p *project) tools() []tool.Definer {
 		Classify: func(in ShellArgs) tool.Safety {
 			switch strings.Fields(in.Command)[0] {
 			case "ls", "cat":
-				return tool.ReadOnly
+				return tool.SafetyReadOnly
 			case "rm":
-				return tool.Destructive
+				return tool.SafetyDestructive
 			}
 			return tool.SafetyUnspecified
 		},
@@ -136,7 +136,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, yes bool) error {
 	if err := r.Add(p.tools()...); err != nil {
 		return err
 	}
-	r.Use(tool.Approval(tool.ApprovalOptions[struct{}]{
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{
 		Policy:   tool.AskForWritesPolicy(),
 		Approver: &terminal{in: bufio.NewReader(in), out: out, yes: yes},
 	}))

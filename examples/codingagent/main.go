@@ -130,11 +130,11 @@ func play(ctx context.Context, dir string, script []step, in io.Reader, out io.W
 	}
 	defer ws.Close()
 
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	if err := reg.Add(codetools.New(ws, nil).Tools()...); err != nil {
 		return err
 	}
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{
 		Policy:   tool.AskForWritesPolicy(),
 		Approver: &terminal{in: bufio.NewReader(in), out: out, yes: yes},
 	}))

@@ -64,7 +64,7 @@ func TestDefinitionsGolden(t *testing.T) {
 	ws, err := workspace.Open(t.TempDir(), nil)
 	require.NoError(t, err)
 	defer ws.Close()
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	reg.MustAdd(codetools.New(ws, nil).Tools()...)
 	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

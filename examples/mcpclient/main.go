@@ -86,7 +86,7 @@ func run(ctx context.Context, out io.Writer, argv []string, env []string) (pid i
 	// A remote tool goes through the same approval as a local one. This
 	// program runs unattended, so what is not read-only is denied. Only the
 	// built-in server is trusted to say which of its tools are read-only.
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Policy: tool.NonInteractive(nil)}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.NonInteractive(nil)}))
 	added, err := toolmcp.AddRemoteTools(ctx, reg, cs, &toolmcp.RemoteOptions{TrustAnnotations: builtin})
 	if err != nil {
 		fmt.Fprintf(out, "some tools were left out: %v\n", err)

@@ -44,9 +44,9 @@ func builtinTools() []tool.Definer {
 		Note string `json:"note"`
 	}
 	return []tool.Definer{
-		tool.New(tool.Definition{Name: "add", Description: "Add two integers.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "add", Description: "Add two integers.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in addArgs) (string, error) { return fmt.Sprint(in.A + in.B), nil }),
-		tool.New(tool.Definition{Name: "count", Description: "Count slowly, reporting progress.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "count", Description: "Count slowly, reporting progress.", Safety: tool.SafetyReadOnly},
 			func(ctx context.Context, in countArgs) (string, error) {
 				for i := 1; i <= in.To; i++ {
 					select {
@@ -58,7 +58,7 @@ func builtinTools() []tool.Definer {
 				}
 				return fmt.Sprint("counted to ", in.To), nil
 			}),
-		tool.New(tool.Definition{Name: "remember", Description: "Keep a note.", Safety: tool.Mutating},
+		tool.New(tool.Definition{Name: "remember", Description: "Keep a note.", Safety: tool.SafetyMutating},
 			func(_ context.Context, in rememberArgs) (string, error) { return "noted", nil }),
 	}
 }

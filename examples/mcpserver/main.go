@@ -61,7 +61,7 @@ func newServer() (*mcp.Server, error) {
 	if err := reg.Add(newTools(newProject())...); err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: toolmcp.Approver(nil)}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: toolmcp.Approver(nil)}))
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "toolbelt-mcpserver", Version: "v0.1.0"}, nil)
 	// Calls are bound to the MCP session over HTTP, and to the connection

@@ -138,13 +138,13 @@ func countSlowly(ctx context.Context, in CountArgs) (string, error) {
 // newTools returns the tools the server offers.
 func newTools(p *project) []tool.Definer {
 	return []tool.Definer{
-		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.ReadOnly}, p.search),
-		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.ReadOnly}, p.readFile),
+		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.SafetyReadOnly}, p.search),
+		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.SafetyReadOnly}, p.readFile),
 		tool.WithApprovalHooks(
 			tool.New(tool.Definition{Name: "write_file", Title: "Write a file", Description: "Replace a file of the project (the user is asked first).",
-				Safety: tool.Mutating, Idempotent: true}, p.writeFile),
+				Safety: tool.SafetyMutating, Idempotent: true}, p.writeFile),
 			tool.ApprovalHooks[WriteArgs]{Describe: p.describeWrite}),
 		tool.New(tool.Definition{Name: "count_slowly", Description: "Count slowly, reporting progress; for trying progress and cancellation.",
-			Safety: tool.ReadOnly, Timeout: 15 * time.Minute}, countSlowly),
+			Safety: tool.SafetyReadOnly, Timeout: 15 * time.Minute}, countSlowly),
 	}
 }

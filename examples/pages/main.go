@@ -36,7 +36,7 @@ const fileCount = 10_000
 // page state is the offset of the next page: the registry signs it into
 // the cursor, so the model can neither forge nor alter it.
 func listFiles() tool.AnyTool {
-	return tool.NewPaginated(tool.Definition{Name: "list_files", Description: "Lists the files of a directory, a page at a time.", Safety: tool.ReadOnly},
+	return tool.NewPaginated(tool.Definition{Name: "list_files", Description: "Lists the files of a directory, a page at a time.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in ListArgs, page tool.Page) ([]string, []byte, error) {
 			off := 0
 			if page.State != nil {
@@ -66,7 +66,7 @@ type BuildArgs struct {
 // buildLog prints a megabyte of build log; the error is near the end,
 // where a cut that kept only the head would lose it.
 func buildLog() tool.AnyTool {
-	return tool.New(tool.Definition{Name: "build_log", Description: "Builds a target and returns its full log.", Safety: tool.ReadOnly},
+	return tool.New(tool.Definition{Name: "build_log", Description: "Builds a target and returns its full log.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, in BuildArgs) (string, error) {
 			var b strings.Builder
 			for i := range 15_000 {
@@ -78,7 +78,7 @@ func buildLog() tool.AnyTool {
 }
 
 func newRegistry() *tool.Registry[struct{}] {
-	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{MaxOutputBytes: 4 << 10, Spill: tool.NewMemorySpill(0)})
+	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{MaxOutputBytes: 4 << 10, Spill: tool.NewMemorySpillStore(0)})
 	r.MustAdd(listFiles(), buildLog())
 	return r
 }

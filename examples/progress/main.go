@@ -36,7 +36,7 @@ type WriteArgs struct {
 const step = 5 * time.Millisecond
 
 func tools() []tool.Definer {
-	build := tool.New(tool.Definition{Name: "build", Description: "Builds packages, reporting each one.", Safety: tool.ReadOnly, Timeout: 40 * step},
+	build := tool.New(tool.Definition{Name: "build", Description: "Builds packages, reporting each one.", Safety: tool.SafetyReadOnly, Timeout: 40 * step},
 		func(ctx context.Context, in BuildArgs) (string, error) {
 			for i := range in.Packages {
 				select {
@@ -48,12 +48,12 @@ func tools() []tool.Definer {
 			}
 			return fmt.Sprintf("built %d packages", in.Packages), nil
 		})
-	fetch := tool.New(tool.Definition{Name: "fetch", Description: "Fetches a page (simulated).", Safety: tool.ReadOnly},
+	fetch := tool.New(tool.Definition{Name: "fetch", Description: "Fetches a page (simulated).", Safety: tool.SafetyReadOnly},
 		func(ctx context.Context, in FetchArgs) (string, error) {
 			time.Sleep(4 * step)
 			return "fetched " + in.URL, nil
 		})
-	write := tool.New(tool.Definition{Name: "write_note", Description: "Appends a note.", Safety: tool.Mutating},
+	write := tool.New(tool.Definition{Name: "write_note", Description: "Appends a note.", Safety: tool.SafetyMutating},
 		func(ctx context.Context, in WriteArgs) (string, error) {
 			time.Sleep(2 * step)
 			return "noted: " + in.Text, nil

@@ -83,8 +83,8 @@ var script = []tool.Request{
 // newTools returns the tools the model is offered.
 func newTools() []tool.Definer {
 	return []tool.Definer{
-		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.ReadOnly}, search),
-		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.ReadOnly}, readFile),
+		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.SafetyReadOnly}, search),
+		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.SafetyReadOnly}, readFile),
 	}
 }
 

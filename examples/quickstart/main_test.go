@@ -25,7 +25,7 @@ func TestSearch(t *testing.T) {
 		if tool.Definition().Name != "search" {
 			continue
 		}
-		res := tooltest.Run(t, tool, `{"query":"println","lang":"go"}`)
+		res := tooltest.Run(t, tool, `{"query":"println","lang":"go"}`, nil)
 		tooltest.WantOK(t, res)
 		hits := tooltest.Decode[[]Hit](t, res)
 		if len(hits) != 1 || hits[0].File != "main.go" || hits[0].Line != 4 {
@@ -35,7 +35,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestReadFileMissingGivesHint(t *testing.T) {
-	res := tooltest.Run(t, newTools()[1], `{"path":"nope.go"}`)
+	res := tooltest.Run(t, newTools()[1], `{"path":"nope.go"}`, nil)
 	tooltest.WantStatus(t, res, tool.StatusFailed)
 	tooltest.WantTextContains(t, res, "no file named nope.go", "Hint: call search")
 }

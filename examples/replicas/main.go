@@ -94,7 +94,7 @@ func newReplica(name string, rdb redis.UniversalClient, approver tool.Approver, 
 	if err := reg.Add(buildLog(), writeFile(), deleteFile()); err != nil {
 		return nil, err
 	}
-	reg.Use(tool.Approval(tool.ApprovalOptions[struct{}]{Approver: approver, Memory: toolredis.NewApprovalMemory(rdb, opts)}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver, Store: toolredis.NewApprovalStore(rdb, opts)}))
 	return &replica{name: name, reg: reg}, nil
 }
 
@@ -105,7 +105,7 @@ type buildArgs struct {
 // buildLog prints a long log whose error is near the end: the cap keeps
 // the head and the tail, and the middle is what read_output reads.
 func buildLog() tool.AnyTool {
-	return tool.New(tool.Definition{Name: "build_log", Description: "Builds a target and returns its whole log.", Safety: tool.ReadOnly, MaxOutputBytes: 4096},
+	return tool.New(tool.Definition{Name: "build_log", Description: "Builds a target and returns its whole log.", Safety: tool.SafetyReadOnly, MaxOutputBytes: 4096},
 		func(_ context.Context, in buildArgs) (string, error) {
 			var b strings.Builder
 			for i := range 3000 {
@@ -122,12 +122,12 @@ type fileArgs struct {
 }
 
 func writeFile() tool.AnyTool {
-	return tool.New(tool.Definition{Name: "write_file", Description: "Writes a file.", Safety: tool.Mutating},
+	return tool.New(tool.Definition{Name: "write_file", Description: "Writes a file.", Safety: tool.SafetyMutating},
 		func(_ context.Context, in fileArgs) (string, error) { return "wrote " + in.Path, nil })
 }
 
 func deleteFile() tool.AnyTool {
-	return tool.New(tool.Definition{Name: "delete_file", Description: "Deletes a file.", Safety: tool.Destructive},
+	return tool.New(tool.Definition{Name: "delete_file", Description: "Deletes a file.", Safety: tool.SafetyDestructive},
 		func(_ context.Context, in fileArgs) (string, error) { return "deleted " + in.Path, nil })
 }
 

@@ -48,7 +48,7 @@ func TestToolsConform(t *testing.T) {
 // The tools' definitions as a model sees them; the dialect tests check
 // them against every provider's rules. go test -tooltest.update rewrites the file.
 func TestDefinitionsGolden(t *testing.T) {
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	reg.MustAdd(buildLog(), writeFile(), deleteFile())
 	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

@@ -38,7 +38,7 @@ func runShell() tool.AnyTool {
 	// the command's Timeout stops the program first, and the call ends
 	// TimedOut with the limit named.
 	return tool.New(tool.Definition{Name: "run_shell", Description: "Runs a shell command and returns its output.",
-		Safety: tool.Destructive, Timeout: 2 * time.Minute},
+		Safety: tool.SafetyDestructive, Timeout: 2 * time.Minute},
 		func(ctx context.Context, in ShellArgs) (string, error) {
 			limit := 10 * time.Second
 			if in.TimeoutSeconds > 0 {
@@ -61,7 +61,7 @@ func runShell() tool.AnyTool {
 
 func countLines(dir string) tool.AnyTool {
 	return process.NewCLI(process.CLI{
-		Definition: tool.Definition{Name: "count_lines", Description: "Counts the lines of files.", Safety: tool.ReadOnly,
+		Definition: tool.Definition{Name: "count_lines", Description: "Counts the lines of files.", Safety: tool.SafetyReadOnly,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1}},
 				"required":["files"],"additionalProperties":false}`)},
 		Path: "wc", Args: []string{"-l"}, Dir: dir, Mode: process.ArgsAsFlags, Positional: []string{"files"},

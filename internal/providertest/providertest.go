@@ -51,23 +51,23 @@ func Registry(t testing.TB) (*tool.Registry[struct{}], *SearchArgs) {
 	var last SearchArgs
 	reg := tool.NewRegistry[struct{}](nil)
 	err := reg.Add(
-		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in SearchArgs) ([]Hit, error) {
 				mu.Lock()
 				last = in
 				mu.Unlock()
 				return []Hit{{File: "main.go", Line: 4}}, nil
 			}),
-		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.ReadOnly},
+		tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.SafetyReadOnly},
 			func(_ context.Context, in ReadArgs) (string, error) {
 				if in.Path != "main.go" {
 					return "", &tool.Error{Message: "no file named " + in.Path, Hint: "call search first"}
 				}
 				return "package main\n", nil
 			}),
-		tool.New(tool.Definition{Name: "set_env", Description: "Set environment variables for later commands.", Safety: tool.Mutating},
+		tool.New(tool.Definition{Name: "set_env", Description: "Set environment variables for later commands.", Safety: tool.SafetyMutating},
 			func(_ context.Context, in EnvArgs) (string, error) { return "set", nil }),
-		tool.NewRaw(tool.Definition{Name: "screenshot", Description: "Take a screenshot of the app.", Safety: tool.ReadOnly,
+		tool.NewRaw(tool.Definition{Name: "screenshot", Description: "Take a screenshot of the app.", Safety: tool.SafetyReadOnly,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
 			func(context.Context, json.RawMessage) (*tool.Result, error) {
 				return &tool.Result{Content: []tool.Content{tool.TextContent("The app's window:"), tool.ImageContent(PNGPixel, "image/png")}}, nil

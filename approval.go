@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolbelt-go/tool/internal/text"
+	"github.com/toolbelt-go/tool/keyring"
 )
 
 // ApprovalRequest is what an [Approver] is shown. Every string in it has
@@ -143,7 +144,7 @@ var (
 // again with the same tool, arguments and session, and an
 // [ApprovalAnswer] carrying State.
 type PendingApproval struct {
-	// State is opaque and signed with the registry's [Keyring]: bound to
+	// State is opaque and signed with the registry's [keyring.Keyring]: bound to
 	// the tool, the canonical arguments, the session and Expires, and good
 	// for one answer. Any replica sharing the keyring (and, to refuse a
 	// second use everywhere, the [ApprovalStore]) can resume the call.
@@ -306,10 +307,9 @@ func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session string
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return misconfigured(call.Name, err)
 	}
-	now := keys.now()
-	exp := now.Add(a.opts.Timeout)
-	state, err := keys.sign(cursorClaims{tool: approvalStateTool(call.Name), session: session, argsHash: sha256.Sum256(call.Args()),
-		issued: now.Unix(), exp: exp.Unix(), state: nonce[:]})
+	exp := keys.ExpiryIn(a.opts.Timeout)
+	state, err := keys.Sign(keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args()),
+		Expires: exp, State: nonce[:]})
 	if err != nil {
 		return misconfigured(call.Name, err)
 	}
@@ -329,15 +329,13 @@ var ErrAwaitingApproval = errors.New("approval: awaiting an answer")
 // session, unexpired, and claimed for the first time.
 func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C], session string, safety Safety, req Requirement) *Result {
 	keys := call.runtime().cursorKeyring()
-	nonce, err := keys.verify(call.answer.State, approvalStateTool(call.Name), session, sha256.Sum256(call.Args()))
+	nonce, err := keys.Verify(call.answer.State, keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args())})
 	if err != nil {
-		var ce *CursorError
-		errors.As(err, &ce)
 		why := "its approval answer cannot be used (it is altered, or for another call)"
-		switch {
-		case ce != nil && ce.Reason == CursorExpired:
+		switch err {
+		case keyring.ErrExpired:
 			why = "its approval answer came too late"
-		case ce != nil && ce.Reason == CursorOtherArgs:
+		case keyring.ErrOtherDigest:
 			why = "its approval answer was given for other arguments"
 		}
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), why)

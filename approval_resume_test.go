@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -116,7 +117,7 @@ func TestDeferredApproval(t *testing.T) {
 		})
 	})
 	t.Run("another replica with the same keyring and memory", func(t *testing.T) {
-		keys, err := tool.KeyringFromSecret([]byte("a shared secret of at least 32 bytes!"))
+		keys, err := keyring.FromSecret([]byte("a shared secret of at least 32 bytes!"))
 		require.NoError(t, err)
 		mem := tool.NewMemoryApprovalStore(0)
 		replica := func() (*tool.Registry[struct{}], *int) {

@@ -8,7 +8,24 @@ import (
 	"reflect"
 
 	"github.com/toolbelt-go/tool/internal/canon"
+	"github.com/toolbelt-go/tool/keyring"
 )
+
+// ErrCursorRefused is the host-side cause of a refused page cursor,
+// wrapped around the [keyring] error that says why (errors.Is finds both).
+// The model is told to call again without a cursor.
+var ErrCursorRefused = errors.New("tool: cursor refused")
+
+// cursorText is what the model is told of a refused cursor.
+func cursorText(err error) string {
+	switch err {
+	case keyring.ErrExpired:
+		return "this cursor has expired"
+	case keyring.ErrOtherPurpose, keyring.ErrOtherSession, keyring.ErrOtherDigest:
+		return "this cursor is for a different request (the other arguments must stay the same between pages)"
+	}
+	return "this cursor is invalid (use next_cursor exactly as it was returned; never write one yourself)"
+}
 
 // PageArgs are the arguments every paginated tool takes. Embed it in the
 // argument type of a tool made with [NewPaginated]:
@@ -49,7 +66,7 @@ type Paged[Out any] struct {
 // NewPaginated makes a tool whose results come in pages. fn produces one
 // page and returns the state it needs to produce the next (an offset, a
 // key; nil after the last page). The pipeline signs that state into an
-// opaque next_cursor with the registry's [Keyring], bound to the tool, the
+// opaque next_cursor with the registry's [keyring.Keyring], bound to the tool, the
 // session ([Request.Session]), the arguments other than cursor and
 // page_size, and an expiry. On the next call it verifies the cursor during
 // preflight and hands fn the state back; a forged, altered, expired or
@@ -82,9 +99,7 @@ func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in I
 			if ps.keyring == nil {
 				return Paged[Out]{}, errors.New("tool: a paginated tool ran outside the pipeline and cannot sign its next page")
 			}
-			now := ps.keyring.now()
-			c, err := ps.keyring.sign(cursorClaims{tool: ps.tool, session: ps.session, argsHash: ps.argsHash,
-				issued: now.Unix(), exp: now.Add(ps.keyring.ttl()).Unix(), state: next})
+			c, err := ps.keyring.Sign(keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash, State: next})
 			if err != nil {
 				return Paged[Out]{}, err
 			}
@@ -117,7 +132,7 @@ type pageMarker interface{ isPaginated() }
 
 // pageScope is the cursor stage's state for one call of a paginated tool.
 type pageScope struct {
-	keyring  *Keyring
+	keyring  *keyring.Keyring
 	tool     string
 	session  string
 	argsHash [sha256.Size]byte
@@ -143,14 +158,12 @@ func verifyCursor[C any](call *Call[C]) *Result {
 			// No conversation, no cursor: one from another caller must
 			// not be honoured, and none was issued to this one.
 			p := Problem{Pointer: "/cursor", Code: "cursor", Message: "cursors cannot be used in this conversation; call " + call.Name + " again without a cursor"}
-			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, &CursorError{Reason: CursorOtherSession}))
+			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, fmt.Errorf("%w: %w", ErrCursorRefused, keyring.ErrOtherSession)))
 		}
-		state, err := ps.keyring.verify(c, ps.tool, ps.session, ps.argsHash)
+		state, err := ps.keyring.Verify(c, keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash})
 		if err != nil {
-			var ce *CursorError
-			errors.As(err, &ce)
-			p := Problem{Pointer: "/cursor", Code: "cursor", Message: ce.modelText() + "; call " + call.Name + " again without a cursor to start from the first page"}
-			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, err))
+			p := Problem{Pointer: "/cursor", Code: "cursor", Message: cursorText(err) + "; call " + call.Name + " again without a cursor to start from the first page"}
+			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, fmt.Errorf("%w: %w", ErrCursorRefused, err)))
 		}
 		ps.state = state
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -48,9 +48,9 @@ func lister() tool.AnyTool {
 
 func secret(b byte) []byte { return []byte(strings.Repeat(string(rune('a'+b)), 32)) }
 
-func keyring(t *testing.T, clock *tooltest.Clock, current tool.Key, retained ...tool.Key) *tool.Keyring {
+func newKeyring(t *testing.T, clock *tooltest.Clock, current keyring.Key, retained ...keyring.Key) *keyring.Keyring {
 	t.Helper()
-	k, err := tool.NewKeyring(current, retained...)
+	k, err := keyring.New(current, retained...)
 	require.NoError(t, err)
 	k.Now = clock.Now
 	k.TTL = 10 * time.Minute
@@ -78,7 +78,7 @@ func withCursor(args, cursor string) string {
 
 func TestPagination(t *testing.T) {
 	clock := tooltest.NewClock()
-	r := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "k1", Secret: secret(1)})}, lister())
+	r := registryWith(t, &tool.RegistryOptions{Keyring: newKeyring(t, clock, keyring.Key{ID: "k1", Secret: secret(1)})}, lister())
 
 	p1, _ := page(t, r, "s1", `{"dir":"src"}`)
 	assert.Equal(t, []string{"src/f0", "src/f1"}, p1.Results[:2])
@@ -93,8 +93,8 @@ func TestPagination(t *testing.T) {
 
 func TestCursorAttacks(t *testing.T) {
 	clock := tooltest.NewClock()
-	k1 := tool.Key{ID: "k1", Secret: secret(1)}
-	r := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, k1)}, lister(),
+	k1 := keyring.Key{ID: "k1", Secret: secret(1)}
+	r := registryWith(t, &tool.RegistryOptions{Keyring: newKeyring(t, clock, k1)}, lister(),
 		tool.NewPaginated(tool.Definition{Name: "other", Description: "Another paginated tool."},
 			func(_ context.Context, in listArgs, _ tool.Page) ([]string, []byte, error) {
 				return nil, []byte{1}, nil
@@ -112,27 +112,27 @@ func TestCursorAttacks(t *testing.T) {
 	var otherPage pageOut
 	require.NoError(t, json.Unmarshal([]byte(otherRes.Text()), &otherPage))
 
-	rotatedOut := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "k2", Secret: secret(2)})}, lister())
+	rotatedOut := registryWith(t, &tool.RegistryOptions{Keyring: newKeyring(t, clock, keyring.Key{ID: "k2", Secret: secret(2)})}, lister())
 
 	tests := []struct {
 		name, session, args string
 		reg                 *tool.Registry[struct{}]
-		want                tool.CursorProblem
+		want                error
 		text                string
 	}{
-		{name: "forged", args: withCursor(`{"dir":"src"}`, "0"), want: tool.CursorMalformed, text: "invalid"},
-		{name: "invented", args: withCursor(`{"dir":"src"}`, "start"), want: tool.CursorMalformed},
-		{name: "bit flipped in the state", args: withCursor(`{"dir":"src"}`, flip(len(raw)-40)), want: tool.CursorBadSignature},
-		{name: "bit flipped in the MAC", args: withCursor(`{"dir":"src"}`, flip(len(raw)-1)), want: tool.CursorBadSignature},
-		{name: "bit flipped in the key ID", args: withCursor(`{"dir":"src"}`, flip(2)), want: tool.CursorUnknownKey},
-		{name: "truncated", args: withCursor(`{"dir":"src"}`, good[:len(good)-4]), want: tool.CursorMalformed},
-		{name: "oversized", args: withCursor(`{"dir":"src"}`, strings.Repeat("A", tool.MaxCursorLen+1)), want: tool.CursorMalformed},
-		{name: "re-encoded with padding", args: withCursor(`{"dir":"src"}`, base64.URLEncoding.EncodeToString(raw)), want: tool.CursorMalformed},
-		{name: "re-encoded in std alphabet", args: withCursor(`{"dir":"src"}`, base64.RawStdEncoding.EncodeToString(raw)+"+/"), want: tool.CursorMalformed},
-		{name: "other arguments", args: withCursor(`{"dir":"docs"}`, good), want: tool.CursorOtherArgs, text: "different request"},
-		{name: "other session", session: "s2", args: withCursor(`{"dir":"src"}`, good), want: tool.CursorOtherSession},
-		{name: "from another tool", args: withCursor(`{"dir":"src"}`, otherPage.NextCursor), want: tool.CursorOtherTool},
-		{name: "rotated-out key", reg: rotatedOut, args: withCursor(`{"dir":"src"}`, good), want: tool.CursorUnknownKey},
+		{name: "forged", args: withCursor(`{"dir":"src"}`, "0"), want: keyring.ErrMalformed, text: "invalid"},
+		{name: "invented", args: withCursor(`{"dir":"src"}`, "start"), want: keyring.ErrMalformed},
+		{name: "bit flipped in the state", args: withCursor(`{"dir":"src"}`, flip(len(raw)-40)), want: keyring.ErrBadSignature},
+		{name: "bit flipped in the MAC", args: withCursor(`{"dir":"src"}`, flip(len(raw)-1)), want: keyring.ErrBadSignature},
+		{name: "bit flipped in the key ID", args: withCursor(`{"dir":"src"}`, flip(2)), want: keyring.ErrUnknownKey},
+		{name: "truncated", args: withCursor(`{"dir":"src"}`, good[:len(good)-4]), want: keyring.ErrMalformed},
+		{name: "oversized", args: withCursor(`{"dir":"src"}`, strings.Repeat("A", keyring.MaxTokenLen+1)), want: keyring.ErrMalformed},
+		{name: "re-encoded with padding", args: withCursor(`{"dir":"src"}`, base64.URLEncoding.EncodeToString(raw)), want: keyring.ErrMalformed},
+		{name: "re-encoded in std alphabet", args: withCursor(`{"dir":"src"}`, base64.RawStdEncoding.EncodeToString(raw)+"+/"), want: keyring.ErrMalformed},
+		{name: "other arguments", args: withCursor(`{"dir":"docs"}`, good), want: keyring.ErrOtherDigest, text: "different request"},
+		{name: "other session", session: "s2", args: withCursor(`{"dir":"src"}`, good), want: keyring.ErrOtherSession},
+		{name: "from another tool", args: withCursor(`{"dir":"src"}`, otherPage.NextCursor), want: keyring.ErrOtherPurpose},
+		{name: "rotated-out key", reg: rotatedOut, args: withCursor(`{"dir":"src"}`, good), want: keyring.ErrUnknownKey},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,9 +146,8 @@ func TestCursorAttacks(t *testing.T) {
 			_, res := page(t, reg, session, tt.args)
 			tooltest.WantStatus(t, res, tool.StatusInvalid)
 			tooltest.WantTextContains(t, res, "/cursor", "again without a cursor", tt.text)
-			var ce *tool.CursorError
-			require.True(t, errors.As(res.Err, &ce), "cause %v", res.Err)
-			assert.Equal(t, tt.want, ce.Reason)
+			assert.ErrorIs(t, res.Err, tool.ErrCursorRefused)
+			assert.ErrorIs(t, res.Err, tt.want)
 			checkModelText(t, res)
 		})
 	}
@@ -157,20 +156,18 @@ func TestCursorAttacks(t *testing.T) {
 		clock.Advance(10 * time.Minute)
 		_, res := page(t, r, "s1", withCursor(`{"dir":"src"}`, good))
 		tooltest.WantTextContains(t, res, "expired")
-		var ce *tool.CursorError
-		require.ErrorAs(t, res.Err, &ce)
-		assert.Equal(t, tool.CursorExpired, ce.Reason)
+		assert.ErrorIs(t, res.Err, keyring.ErrExpired)
 	})
 }
 
 func TestKeyRotation(t *testing.T) {
 	clock := tooltest.NewClock()
-	old := tool.Key{ID: "old", Secret: secret(1)}
-	r1 := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, old)}, lister())
+	old := keyring.Key{ID: "old", Secret: secret(1)}
+	r1 := registryWith(t, &tool.RegistryOptions{Keyring: newKeyring(t, clock, old)}, lister())
 	p1, _ := page(t, r1, "s1", `{"dir":"src"}`)
 
 	// Rotated: new key signs, the old one still verifies.
-	r2 := registryWith(t, &tool.RegistryOptions{Keyring: keyring(t, clock, tool.Key{ID: "new", Secret: secret(2)}, old)}, lister())
+	r2 := registryWith(t, &tool.RegistryOptions{Keyring: newKeyring(t, clock, keyring.Key{ID: "new", Secret: secret(2)}, old)}, lister())
 	p2, res := page(t, r2, "s1", withCursor(`{"dir":"src"}`, p1.NextCursor))
 	tooltest.WantOK(t, res)
 	assert.Equal(t, "src/f10", p2.Results[0])
@@ -180,18 +177,18 @@ func TestKeyRotation(t *testing.T) {
 
 func TestKeyringFromSecretAgreesAcrossProcesses(t *testing.T) {
 	s := []byte("a shared secret of at least 32 bytes!!")
-	k1, err := tool.KeyringFromSecret(s)
+	k1, err := keyring.FromSecret(s)
 	require.NoError(t, err)
-	k2, _ := tool.KeyringFromSecret(s)
+	k2, _ := keyring.FromSecret(s)
 	r1 := registryWith(t, &tool.RegistryOptions{Keyring: k1}, lister())
 	r2 := registryWith(t, &tool.RegistryOptions{Keyring: k2}, lister())
 	p1, _ := page(t, r1, "s1", `{"dir":"x"}`)
 	_, res := page(t, r2, "s1", withCursor(`{"dir":"x"}`, p1.NextCursor))
 	tooltest.WantOK(t, res)
 
-	_, err = tool.KeyringFromSecret([]byte("short"))
+	_, err = keyring.FromSecret([]byte("short"))
 	assert.ErrorContains(t, err, "at least 32")
-	_, err = tool.NewKeyring(tool.Key{ID: "a", Secret: secret(1)}, tool.Key{ID: "a", Secret: secret(2)})
+	_, err = keyring.New(keyring.Key{ID: "a", Secret: secret(1)}, keyring.Key{ID: "a", Secret: secret(2)})
 	assert.ErrorContains(t, err, "used twice")
 }
 
@@ -212,7 +209,7 @@ func TestPaginatedNeedsPageArgs(t *testing.T) {
 // FuzzCursor: a cursor that is not exactly the one issued is never
 // accepted, and nothing panics.
 func FuzzCursor(f *testing.F) {
-	k, _ := tool.NewKeyring(tool.Key{ID: "k1", Secret: secret(1)})
+	k, _ := keyring.New(keyring.Key{ID: "k1", Secret: secret(1)})
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: k})
 	r.MustAdd(lister())
 	res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(`{"dir":"src"}`), Session: "s"})

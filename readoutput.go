@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolbelt-go/tool/internal/text"
+	"github.com/toolbelt-go/tool/keyring"
 )
 
 // ReadOutputTool is the name of the tool a registry with a
@@ -54,10 +55,7 @@ var readOutputArgsHash = sha256.Sum256([]byte("{}"))
 
 // signSpill signs a read_output cursor for the call's session.
 func signSpill[C any](call *Call[C], st spillState) (string, error) {
-	k := call.runtime().cursorKeyring()
-	now := k.now()
-	return k.sign(cursorClaims{tool: ReadOutputTool, session: call.Session, argsHash: readOutputArgsHash,
-		issued: now.Unix(), exp: now.Add(k.ttl()).Unix(), state: st.bytes()})
+	return call.runtime().cursorKeyring().Sign(keyring.Claims{Purpose: ReadOutputTool, Session: call.Session, Digest: readOutputArgsHash, State: st.bytes()})
 }
 
 // spillOutput is the output stage's cap when the registry has a spill
@@ -89,10 +87,9 @@ func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit i
 		return false
 	}
 	cut := full[headEnd:tailStart] // a substring: nothing is copied
-	keys := call.runtime().cursorKeyring()
 	// What is kept expires with the cursors that lead to it. The store is
 	// host code: one that fails, panics or hangs leaves the plain cut.
-	id, exp := hex.EncodeToString(st.id[:]), keys.now().Add(keys.ttl())
+	id, exp := hex.EncodeToString(st.id[:]), call.runtime().cursorKeyring().Expiry()
 	err, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) error { return store.Put(ctx, id, cut, exp) })
 	if outcome != hookOK || err != nil {
 		return false

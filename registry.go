@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolbelt-go/tool/internal/schema"
 	"github.com/toolbelt-go/tool/internal/text"
+	"github.com/toolbelt-go/tool/keyring"
 )
 
 // RegistryOptions configures a [Registry]. A nil *RegistryOptions, or a
@@ -34,8 +35,8 @@ type RegistryOptions struct {
 	// Keyring signs and verifies the cursors of paginated tools. Nil means
 	// a random key made for this registry: cursors then work only in this
 	// process. Replicas that share cursors share a Keyring
-	// ([KeyringFromSecret]).
-	Keyring *Keyring
+	// ([keyring.FromSecret]).
+	Keyring *keyring.Keyring
 	// MaxOutputBytes caps the model view of a result for tools whose
 	// Definition sets no cap. Zero means [DefaultMaxOutputBytes].
 	MaxOutputBytes int

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -97,7 +98,7 @@ func TestSpillRefusals(t *testing.T) {
 	clock := tooltest.NewClock()
 	store := tool.NewMemorySpillStore(300 << 10)
 	store.Now = clock.Now
-	keys, err := tool.KeyringFromSecret([]byte(strings.Repeat("k", 32)))
+	keys, err := keyring.FromSecret([]byte(strings.Repeat("k", 32)))
 	require.NoError(t, err)
 	keys.Now, keys.TTL = clock.Now, time.Minute
 	r := registryWith(t, &tool.RegistryOptions{Spill: store, Keyring: keys, MaxOutputBytes: 4096},

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolbelt-go/tool/keyring"
 )
 
 // DefaultTimeout bounds a call to a tool whose Definition has no Timeout,
@@ -94,15 +96,15 @@ type runtimeConfig struct {
 	keepInvisible   bool
 
 	keyOnce sync.Once
-	keyring *Keyring
+	keyring *keyring.Keyring
 }
 
 // cursorKeyring returns the configured keyring, or a random one made on
 // first use (cursors then verify only in this process).
-func (rt *runtimeConfig) cursorKeyring() *Keyring {
+func (rt *runtimeConfig) cursorKeyring() *keyring.Keyring {
 	rt.keyOnce.Do(func() {
 		if rt.keyring == nil {
-			rt.keyring = newRandomKeyring()
+			rt.keyring = keyring.Random()
 		}
 	})
 	return rt.keyring

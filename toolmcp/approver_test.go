@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 )
 
 type noteArgs struct {
@@ -19,7 +20,7 @@ type noteArgs struct {
 
 // approvalRegistry has a tool that needs approval and counts its runs.
 // keys and memory, when set, are shared with other replicas.
-func approvalRegistry(t *testing.T, keys *tool.Keyring, memory tool.ApprovalStore) (*tool.Registry[state], *atomic.Int32, *finished) {
+func approvalRegistry(t *testing.T, keys *keyring.Keyring, memory tool.ApprovalStore) (*tool.Registry[state], *atomic.Int32, *finished) {
 	t.Helper()
 	var runs atomic.Int32
 	rec := &finished{}
@@ -321,7 +322,7 @@ func TestMultiRoundTripAutomaticClient(t *testing.T) {
 // one is resumed on the other, and only once.
 func TestMultiRoundTripAcrossReplicas(t *testing.T) {
 	user := &Options[state]{Session: func(*sdk.CallToolRequest) string { return "user-1" }}
-	keys, err := tool.KeyringFromSecret([]byte("a secret shared by every replica, 32+ bytes"))
+	keys, err := keyring.FromSecret([]byte("a secret shared by every replica, 32+ bytes"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,13 @@
 // ([tool.ApprovalOptions.Memory]).
 //
 // Page cursors and the state of a deferred approval need nothing here: they
-// are signed with the registry's [tool.Keyring], so replicas that share one
-// ([tool.KeyringFromSecret]) verify each other's. What they point at, and
+// are signed with the registry's [keyring.Keyring], so replicas that share one
+// ([keyring.FromSecret]) verify each other's. What they point at, and
 // the record that an approval was used, is what lives in Redis.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 //	opts := &toolredis.Options{Namespace: "support-agent"}
-//	keys, _ := tool.KeyringFromSecret(secret) // the same secret on every replica
+//	keys, _ := keyring.FromSecret(secret) // the same secret on every replica
 //	reg := tool.NewRegistry[State](&tool.RegistryOptions{
 //		Keyring: keys,
 //		Spill:   toolredis.NewSpillStore(rdb, opts),

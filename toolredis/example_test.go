@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 	toolredis "github.com/toolbelt-go/tool/toolredis"
 	"github.com/toolbelt-go/tool/toolredis/redistest"
 	"github.com/toolbelt-go/tool/tooltest"
@@ -26,7 +27,7 @@ func ExampleNewSpillStore() {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	defer rdb.Close()
 
-	keys, _ := tool.KeyringFromSecret([]byte("the same secret, on every replica, 32+ bytes"))
+	keys, _ := keyring.FromSecret([]byte("the same secret, on every replica, 32+ bytes"))
 	replica := func() *tool.Registry[struct{}] {
 		r := tool.NewRegistry[struct{}](&tool.RegistryOptions{
 			Keyring:        keys,

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 	toolredis "github.com/toolbelt-go/tool/toolredis"
 	"github.com/toolbelt-go/tool/toolredis/redistest"
 	"github.com/toolbelt-go/tool/tooltest"
@@ -61,7 +62,7 @@ type writeArgs struct {
 
 func newReplica(t *testing.T, rdb redis.UniversalClient, opts *toolredis.Options, w *writes, gate <-chan struct{}, steps ...tooltest.Step) *replica {
 	t.Helper()
-	keys, err := tool.KeyringFromSecret(secret)
+	keys, err := keyring.FromSecret(secret)
 	require.NoError(t, err)
 	r := &replica{approver: tooltest.NewApprover(steps...), writes: w}
 	r.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys, Spill: toolredis.NewSpillStore(rdb, opts)})

@@ -29,6 +29,7 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/keyring"
 	toolredis "github.com/toolbelt-go/tool/toolredis"
 	"github.com/toolbelt-go/tool/toolredis/redistest"
 	"github.com/toolbelt-go/tool/toolslog"
@@ -81,7 +82,7 @@ type replica struct {
 }
 
 func newReplica(name string, rdb redis.UniversalClient, approver tool.Approver, log *slog.Logger) (*replica, error) {
-	keys, err := tool.KeyringFromSecret(secret)
+	keys, err := keyring.FromSecret(secret)
 	if err != nil {
 		return nil, err
 	}

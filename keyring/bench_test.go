@@ -1,4 +1,4 @@
-package tool
+package keyring
 
 import (
 	"crypto/hmac"
@@ -14,15 +14,15 @@ import (
 //
 //	go test -run '^$' -bench 'Cursor' -count 5
 
-func benchClaims() cursorClaims {
-	return cursorClaims{tool: "list_files", session: "session-42", argsHash: sha256.Sum256([]byte(`{"dir":"src"}`)),
-		issued: 1_800_000_000, exp: 1_800_003_600, state: []byte("offset:000001200")}
+func benchClaims() Claims {
+	return Claims{Purpose: "list_files", Session: "session-42", Digest: sha256.Sum256([]byte(`{"dir":"src"}`)),
+		Expires: time.Unix(1_800_003_600, 0), State: []byte("offset:000001200")}
 }
 
 func BenchmarkCursorFloorHMAC(b *testing.B) {
-	k, _ := KeyringFromSecret([]byte("0123456789abcdef0123456789abcdef"))
+	k, _ := FromSecret([]byte("0123456789abcdef0123456789abcdef"))
 	c := benchClaims()
-	payload := []byte(c.tool + c.session + string(c.argsHash[:]) + "issued-exp......" + string(c.state))
+	payload := []byte(c.Purpose + c.Session + string(c.Digest[:]) + "issued-exp......" + string(c.State))
 	b.ReportAllocs()
 	for b.Loop() {
 		m := hmac.New(sha256.New, k.keys[0].Secret)
@@ -37,16 +37,16 @@ func BenchmarkCursorFloorHMAC(b *testing.B) {
 }
 
 func BenchmarkCursorSignVerify(b *testing.B) {
-	k, _ := KeyringFromSecret([]byte("0123456789abcdef0123456789abcdef"))
-	k.Now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	k, _ := FromSecret([]byte("0123456789abcdef0123456789abcdef"))
+	k.Now = func() time.Time { return time.Unix(1_800_000_000, 0) }
 	c := benchClaims()
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := k.sign(c)
+		s, err := k.Sign(c)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := k.verify(s, c.tool, c.session, c.argsHash); err != nil {
+		if _, err := k.Verify(s, c); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolbelt-go/tool/internal/handoff"
 )
 
 // defaultHookTimeout bounds one call of a host hook (a Classifier,
@@ -57,7 +59,7 @@ func callHookFor[T any](ctx context.Context, rt *runtimeConfig, bound time.Durat
 				_ = recover() // a panic, or runtime.Goexit
 				done <- answer{panicked: true}
 			}
-			if !state.CompareAndSwap(toolRunning, toolReturned) {
+			if !state.CompareAndSwap(handoff.Running, handoff.Returned) {
 				counters.hooksRunning.Add(-1)
 			}
 		}()
@@ -65,11 +67,7 @@ func callHookFor[T any](ctx context.Context, rt *runtimeConfig, bound time.Durat
 		returned = true
 		done <- answer{v: v}
 	}
-	if inSyncTestBubble() {
-		go task()
-	} else {
-		workers.run(task)
-	}
+	handoff.Go(task)
 	select {
 	case a := <-done:
 		if a.panicked {
@@ -78,7 +76,7 @@ func callHookFor[T any](ctx context.Context, rt *runtimeConfig, bound time.Durat
 		return a.v, hookOK
 	case <-hctx.Done():
 		counters.hooksRunning.Add(1)
-		if state.CompareAndSwap(toolRunning, toolAbandoned) {
+		if state.CompareAndSwap(handoff.Running, handoff.Abandoned) {
 			counters.hooksAbandoned.Add(1)
 			return zero, hookTimedOut
 		}

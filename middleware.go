@@ -30,53 +30,64 @@ func Chain[C any](mws ...Middleware[C]) Middleware[C] {
 }
 
 // Wrap returns t with middlewares around it, the first outermost, for use
-// on its own or in a registry. Outside a registry, the returned tool runs
-// preflight (validating the arguments against t's schema) before the
-// middlewares, recovers panics, and returns every failure as a Result. In a
-// registry, the registry's own preflight has already run and is not
-// repeated. On its own, the wrapped tool also gets the deadline and output
-// stages with the defaults ([DefaultTimeout], [DefaultGrace],
-// [DefaultMaxOutputBytes]). Optional interfaces of t stay visible through
-// [As].
+// on its own or in a registry. Optional interfaces of t stay visible
+// through [As].
+//
+// Whether the wrapped tool runs on its own or in a registry is decided
+// when it is registered, never per call. On its own (its Run, with a Call
+// made by hand), it runs the whole pipeline with the defaults
+// ([DefaultTimeout], [DefaultGrace], [DefaultMaxOutputBytes]): preflight
+// validates the arguments against t's schema, the middlewares run, then
+// the seal, the deadline, t itself, and output; panics are recovered and
+// every failure is a Result. Registered, it is run by the registry's own
+// pipeline, whose preflight and deadline are not repeated: its
+// middlewares run around t on the tool's goroutine, under the call's
+// deadline.
 func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
-	w := &wrapped[C]{inner: t, def: t.Definition(), pf: newPreflight[C](t, Limits{})}
-	w.h = Chain(mws...)(func(ctx context.Context, call *Call[C]) *Result {
-		if !call.guarded {
-			return runTool(ctx, call, t) // on its own: deadline and all
-		}
-		if res := preflightCall(ctx, call); res != nil {
+	w := &wrapped[C]{inner: t}
+	run := runner(t)
+	w.entry = entry[C]{tool: w, def: t.Definition(), pf: newPreflight[C](t, Limits{}), run: run, rt: defaultRuntime}
+	w.nested = Chain(mws...)(func(ctx context.Context, call *Call[C]) *Result {
+		if res := revalidate(ctx, call); res != nil { // its middlewares may change the arguments
 			return res
 		}
-		res, err := t.Run(ctx, call)
+		res, err := run(ctx, call)
 		return settle(ctx, call.Name, res, err)
 	})
+	w.alone = pipeline(mws)
 	return w
 }
 
+// runner is how the run stage calls t, decided when t is registered or
+// wrapped: a tool made by Wrap runs its middlewares around its own tool
+// (the registry's pipeline already did the rest); any other runs its Run.
+func runner[C any](t Tool[C]) func(context.Context, *Call[C]) (*Result, error) {
+	if w, ok := t.(*wrapped[C]); ok {
+		return func(ctx context.Context, call *Call[C]) (*Result, error) { return w.nested(ctx, call), nil }
+	}
+	return t.Run
+}
+
 type wrapped[C any] struct {
-	inner Tool[C]
-	def   Definition
-	pf    *preflight
-	h     Handler[C]
+	inner  Tool[C]
+	entry  entry[C]   // what a pipeline of its own looks it up as
+	nested Handler[C] // its middlewares around inner, inside a registry's pipeline
+	alone  Handler[C] // the whole pipeline, on its own
 }
 
 func (w *wrapped[C]) Definition() Definition { return w.inner.Definition() }
 func (w *wrapped[C]) Unwrap() any            { return w.inner }
 
-func (w *wrapped[C]) Run(ctx context.Context, call *Call[C]) (res *Result, err error) {
-	if call.pf == nil {
-		call.pf = w.pf
+// Run runs a call made by hand through the whole pipeline. A call that
+// has come through a pipeline already (a host's own wrapper, registered in
+// its place, passing it on) gets what a registry gives a wrapped tool.
+func (w *wrapped[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
+	switch call.st.entry {
+	case nil:
+		call.st.entry = &w.entry
+	case &w.entry:
+	default:
+		return w.nested(ctx, call), nil
 	}
-	if call.tool == nil {
-		call.tool = w
-	}
-	if call.def == nil {
-		call.def = &w.def
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = panicResult(call.Name, p, false), nil
-		}
-	}()
-	return preflightStage(w.h)(ctx, call), nil
+	return w.alone(ctx, call), nil
 }

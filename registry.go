@@ -2,18 +2,12 @@ package tool
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/toolbelt-go/tool/internal/schema"
-	"github.com/toolbelt-go/tool/internal/text"
 	"github.com/toolbelt-go/tool/keyring"
 )
 
@@ -76,8 +70,9 @@ type RegistryOptions struct {
 }
 
 // Registry holds a set of tools under unique names and runs calls to them
-// through the pipeline: lookup, recover, preflight, the middlewares added
-// with [Registry.Use] (first outermost), then the tool.
+// through the pipeline (pipeline.go): lookup, recover, preflight, the
+// middlewares added with [Registry.Use] (first outermost), the seal, the
+// deadline, the tool, output and events.
 //
 // A zero Registry is ready to use with default options. A Registry is safe
 // for concurrent use; Add and Use may run while calls are in flight, which
@@ -116,11 +111,17 @@ type listing struct {
 	names []string     // visible names, sorted
 }
 
+// entry is a registered tool: what lookup hands the pipeline, all of it
+// decided at registration.
 type entry[C any] struct {
 	tool       Tool[C]
 	def        Definition
-	pf         *preflight
+	pf         *preflight // the tool's compiled preflight
 	classifier Classifier // nil if the tool has none
+	// run is how the run stage calls the tool: a tool made by Wrap runs
+	// its middlewares around its tool (see runner), any other its Run.
+	run func(context.Context, *Call[C]) (*Result, error)
+	rt  *runtimeConfig // the registry's options
 }
 
 // NewRegistry returns an empty registry. opts may be nil.
@@ -151,7 +152,7 @@ func (r *Registry[C]) loadChain() *chain[C] {
 	if c := r.chain.Load(); c != nil {
 		return c
 	}
-	c := &chain[C]{handler: r.makeChain(nil)}
+	c := &chain[C]{handler: pipeline[C](nil)}
 	r.chain.CompareAndSwap(nil, c)
 	return r.chain.Load()
 }
@@ -176,86 +177,6 @@ func (r *Registry[C]) list() *listing {
 	}
 	r.listing.Store(l)
 	return l
-}
-
-// DefinitionError is one problem with a tool that [Registry.Add] refused.
-type DefinitionError struct {
-	Tool    string // the tool's name as given (may be invalid)
-	Index   int    // its position in the Add call
-	Problem string
-	Err     error // the underlying error, if any
-}
-
-func (e *DefinitionError) Error() string {
-	name := e.Tool
-	if name == "" {
-		name = "#" + strconv.Itoa(e.Index)
-	}
-	return "tool " + strconv.Quote(name) + ": " + e.Problem
-}
-
-func (e *DefinitionError) Unwrap() error { return e.Err }
-
-// Definer is anything with a [Definition]: a [Tool] that takes the host's
-// state, or an [AnyTool] that needs none. It is what [Registry.Add] takes,
-// so one call registers both kinds.
-type Definer interface {
-	Definition() Definition
-}
-
-// Add registers tools: each a [Tool] of the registry's state type C, or an
-// [AnyTool] (from [New], [NewRaw], [NewPaginated]), which needs no state.
-// Either all of them are added or, if any has a problem, none is, and the
-// error lists every problem found, one [*DefinitionError] each (use
-// errors.As, or errors.Join's Unwrap() []error): an invalid or duplicate
-// name, an empty description, an input schema that does not compile, whose
-// root is not an object, or that refers outside itself, a tool whose
-// argument type cannot be used, a tool for another state type.
-func (r *Registry[C]) Add(tools ...Definer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	added := make(map[string]*entry[C], len(tools))
-	var errs []error
-	var warnings []*DefinitionError
-	for i, d := range tools {
-		t, problem := r.toolOf(i, d)
-		if problem != nil {
-			errs = append(errs, problem)
-			continue
-		}
-		e, problems, warns := r.check(i, t)
-		warnings = append(warnings, warns...)
-		if e != nil {
-			if _, dup := r.lookup(e.def.Name); dup {
-				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "a tool with this name is already registered"})
-			} else if _, dup := added[e.def.Name]; dup {
-				problems = append(problems, &DefinitionError{Tool: e.def.Name, Index: i, Problem: "the name appears twice in this Add call"})
-			} else if len(problems) == 0 {
-				added[e.def.Name] = e
-			}
-		}
-		errs = append(errs, problems...)
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	for n, e := range added {
-		r.tools.Store(n, e)
-	}
-	r.count.Add(int64(len(added)))
-	r.warnings = append(r.warnings, warnings...)
-	r.changed()
-	return nil
-}
-
-// Warnings returns the problems found in registered tools that did not stop
-// them from being registered: a schema that may be slow to validate (see
-// RegistryOptions.AllowCostlySchemas), a struct tag that was read in a way
-// its author may not expect. Review them once, at start-up.
-func (r *Registry[C]) Warnings() []*DefinitionError {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.warnings)
 }
 
 // OnChange registers fn to be called after every change to the registry's
@@ -297,114 +218,6 @@ func (r *Registry[C]) changed() {
 	}
 }
 
-// toolOf returns d as a Tool[C]: itself, or an AnyTool adapted. Anything
-// else, a tool for another state type say, is a problem.
-func (r *Registry[C]) toolOf(i int, d Definer) (Tool[C], *DefinitionError) {
-	if d == nil || isNilPointer(d) {
-		return nil, &DefinitionError{Index: i, Problem: "the tool is nil"}
-	}
-	switch t := d.(type) {
-	case Tool[C]:
-		return t, nil
-	case AnyTool:
-		return Adapt[C](t), nil
-	}
-	name := ""
-	if def, err := safeDefinition(d); err == nil {
-		name = def.Name
-	}
-	want := reflect.TypeFor[C]().String()
-	problem := "it is neither a tool.Tool[" + want + "] nor a tool.AnyTool (it has no matching Run method)"
-	if m, ok := reflect.TypeOf(d).MethodByName("Run"); ok && m.Type.NumIn() == 3 {
-		if got := m.Type.In(2).String(); strings.Contains(got, "tool.Call[") {
-			problem = "it takes host state of another type (its Run takes " + got + "), and this registry's state type is " + want +
-				": register it in a registry of its own state type, or build it with tool.New to need no state"
-		}
-	}
-	return nil, &DefinitionError{Tool: name, Index: i, Problem: problem}
-}
-
-// check validates one tool; it returns its entry (nil when the tool is
-// unusable) and its problems.
-func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error, warnings []*DefinitionError) {
-	def, err := safeDefinition(t)
-	if err != nil {
-		return nil, []error{&DefinitionError{Index: i, Problem: err.Error(), Err: err}}, nil
-	}
-	bad := func(problem string, err error) {
-		problems = append(problems, &DefinitionError{Tool: def.Name, Index: i, Problem: problem, Err: err})
-	}
-	if !ValidName(def.Name) {
-		bad("invalid name "+text.Quote(def.Name, 80)+": use 1 to 64 of a-z, A-Z, 0-9, '_' and '-'", nil)
-	}
-	if strings.TrimSpace(def.Description) == "" {
-		bad("the description is empty; the model needs it to know when to call the tool", nil)
-	}
-	if def.Timeout < 0 || def.IdleTimeout < 0 {
-		bad("Timeout and IdleTimeout must not be negative", nil)
-	}
-	if def.MaxOutputBytes < 0 {
-		bad("MaxOutputBytes is negative", nil)
-	}
-	pf := newPreflight(t, r.opts.Limits)
-	if pf.err != nil {
-		bad(pf.err.Error(), pf.err)
-	} else if pf.args != nil {
-		costly, warn := pf.args.costProblems()
-		switch {
-		case costly != "" && r.opts.AllowCostlySchemas:
-			warnings = append(warnings, &DefinitionError{Tool: def.Name, Index: i, Problem: costly})
-		case costly != "":
-			bad(costly+" (set RegistryOptions.AllowCostlySchemas to register it anyway)", nil)
-		case warn != "":
-			warnings = append(warnings, &DefinitionError{Tool: def.Name, Index: i, Problem: warn})
-		}
-	}
-	if len(def.OutputSchema) > 0 {
-		if _, err := schema.Compile(def.OutputSchema); err != nil {
-			bad("output schema: "+err.Error(), err)
-		}
-	}
-	c, _ := As[Classifier](t)
-	return &entry[C]{tool: t, def: def, pf: pf, classifier: c}, problems, warnings
-}
-
-func safeDefinition(t Definer) (def Definition, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("Definition panicked: %v", p)
-		}
-	}()
-	return t.Definition(), nil
-}
-
-func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
-}
-
-// ValidName reports whether name is a valid tool name: 1 to 64 of a-z,
-// A-Z, 0-9, '_' and '-'.
-func ValidName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// MustAdd is like Add but panics on error, for tools registered at init.
-func (r *Registry[C]) MustAdd(tools ...Definer) {
-	if err := r.Add(tools...); err != nil {
-		panic("tool: " + err.Error())
-	}
-}
-
 // Use appends middlewares to the registry's chain. They run after
 // preflight, in the order given across all Use calls (the first added is
 // outermost), around every tool.
@@ -413,12 +226,8 @@ func (r *Registry[C]) Use(mws ...Middleware[C]) {
 	defer r.mu.Unlock()
 	old := r.loadChain()
 	next := &chain[C]{mws: append(slices.Clip(old.mws), mws...)}
-	next.handler = r.makeChain(next.mws)
+	next.handler = pipeline(next.mws)
 	r.chain.Store(next)
-}
-
-func (r *Registry[C]) makeChain(mws []Middleware[C]) Handler[C] {
-	return recoverStage(preflightStage(Chain(mws...)(invoke[C])))
 }
 
 // Definitions returns the definitions of the registered tools that are not
@@ -443,82 +252,4 @@ func (r *Registry[C]) Lookup(name string) (Tool[C], bool) {
 		return nil, false
 	}
 	return e.tool, true
-}
-
-// Call runs one call through the pipeline and returns its result; it never
-// returns nil and never panics. state is passed to the tool as
-// [Call.State].
-func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
-	start := time.Now()
-	ch := r.loadChain()
-	rt := r.runtime()
-	var events *emitter
-	if obs := bothObservers(rt.observer, req.Observer); obs != nil {
-		events = newEmitter(obs, &req, rt.counters)
-		events.fromPipeline(Event{Kind: EventStarted})
-	}
-	e, ok := r.lookup(req.Name)
-	var res *Result
-	switch {
-	case ctx.Err() != nil:
-		// Nothing runs for a call that is over before it starts: not the
-		// approver, not the tool.
-		res = canceledResult(ctx, req.Name, notStarted)
-	case !ok:
-		res = unknownTool(req.Name, r.list().names)
-	default:
-		call := &Call[C]{ID: req.ID, Name: req.Name, State: state, args: req.Args, Session: req.Session, answer: req.Approval, nullMeansAbsent: req.NullMeansAbsent,
-			tool: e.tool, def: &e.def, pf: e.pf, rt: rt, events: events}
-		res = ch.handler(ctx, call)
-		if res == nil {
-			res = &Result{owned: true, Status: StatusFailed, IsError: true, Err: errors.New("tool: a middleware returned a nil *Result"),
-				Content: []Content{TextContent("tool " + req.Name + " returned no result")}}
-		}
-	}
-	res = finish(rt, res.own(), req, start)
-	if events != nil {
-		events.finish(Event{Kind: EventFinished, Result: res}, rt.observerTimeout)
-	}
-	return res
-}
-
-// finish fills in the host view and makes the model view safe: every text
-// block escaped, the status and IsError consistent.
-func finish(rt *runtimeConfig, res *Result, req Request, start time.Time) *Result {
-	res.CallID, res.Tool = req.ID, text.Clean(text.Cut(req.Name, 128))
-	res.Started, res.Duration = start, time.Since(start)
-	switch {
-	case res.Status == StatusOK && res.IsError:
-		res.Status = StatusFailed
-	case res.Status != StatusOK:
-		res.IsError = true
-	}
-	// Results made by middlewares have not been through the output stage;
-	// the others pass this again in a scan that allocates nothing.
-	keep := rt.keepInvisible
-	for i := range res.Content {
-		res.Content[i].Text = text.CleanModel(res.Content[i].Text, keep)
-		res.Content[i].Name = text.CleanModel(res.Content[i].Name, keep)
-	}
-	return res
-}
-
-// ErrUnknownTool is the host-side cause of an UnknownTool result.
-var ErrUnknownTool = errors.New("unknown tool")
-
-func unknownTool(name string, names []string) *Result {
-	var b strings.Builder
-	b.WriteString("Error: there is no tool named " + text.QuoteASCII(name, 64) + " (names are case-sensitive).")
-	if close := text.Closest(name, names, 3); len(close) > 0 {
-		b.WriteString(" Did you mean " + strconv.Quote(close[0]))
-		for _, c := range close[1:] {
-			b.WriteString(" or " + strconv.Quote(c))
-		}
-		b.WriteString("?")
-	}
-	if len(names) > 0 {
-		b.WriteString(" Available tools: " + joinLimited(names, 40) + ".")
-	}
-	return &Result{owned: true, Status: StatusUnknownTool, IsError: true, Err: fmt.Errorf("%w %q", ErrUnknownTool, text.Cut(name, 128)),
-		Content: []Content{TextContent(b.String())}}
 }

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,54 +135,3 @@ func (s Status) String() string {
 
 // MarshalText writes the status name, for logs.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// Error is a tool failure with guidance for the model. Return one from a
-// tool (or wrap one) to control what the model is told; any other error's
-// message is shown as it is.
-//
-//	return Out{}, &tool.Error{
-//		Message: "no file named " + in.Path,
-//		Hint:    "list the directory first with list_dir",
-//	}
-type Error struct {
-	// Status is the result's status; zero means Failed.
-	Status Status
-	// Message says what went wrong, for the model.
-	Message string
-	// Hint says what to do next ("call list_dir first").
-	Hint string
-	// Warning says what to be careful about.
-	Warning string
-	// MustFollow are instructions the model has to follow before retrying.
-	MustFollow []string
-	// Internal hides Message from the model, which is told only that the
-	// tool failed internally; the host still sees everything.
-	Internal bool
-	// Cause is the underlying error, for the host.
-	Cause error
-}
-
-func (e *Error) Error() string {
-	msg := e.Message
-	if msg == "" && e.Cause != nil {
-		msg = e.Cause.Error()
-	}
-	if e.Cause != nil && e.Message != "" {
-		msg += ": " + e.Cause.Error()
-	}
-	return msg
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Cause }
-
-// Errorf is a shorthand for &Error{Message: fmt.Sprintf(format, args...)}.
-func Errorf(format string, args ...any) *Error {
-	return &Error{Message: fmt.Sprintf(format, args...)}
-}
-
-// Internal returns an error whose message the model never sees.
-func Internal(err error) *Error { return &Error{Internal: true, Cause: err} }
-
-// WithHint sets Hint and returns e, for chaining.
-func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }

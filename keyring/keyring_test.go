@@ -92,7 +92,10 @@ func TestRotationAndSharedSecrets(t *testing.T) {
 	}{
 		{"short secret", func() error { _, err := keyring.FromSecret([]byte("short")); return err }, "at least 32"},
 		{"duplicate ID", func() error { _, err := keyring.New(old, old); return err }, "used twice"},
-		{"long ID", func() error { _, err := keyring.New(keyring.Key{ID: strings.Repeat("x", 33), Secret: secret(1)}); return err }, "1 to 32 bytes"},
+		{"long ID", func() error {
+			_, err := keyring.New(keyring.Key{ID: strings.Repeat("x", 33), Secret: secret(1)})
+			return err
+		}, "1 to 32 bytes"},
 	} {
 		assert.ErrorContains(t, tt.make(), tt.want, tt.name)
 	}

@@ -1,12 +1,13 @@
 package tool
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/toolbelt-go/tool/internal/expiring"
 )
 
 // ApprovalStore keeps what approval must remember from one call to the
@@ -48,10 +49,7 @@ func NewMemoryApprovalStore(maxEntries int) *MemoryApprovalStore {
 	if maxEntries <= 0 {
 		maxEntries = defaultApprovalStoreEntries
 	}
-	return &MemoryApprovalStore{
-		answers: expiringSet{max: maxEntries, evictLive: true, m: map[string]*list.Element{}},
-		claims:  expiringSet{max: maxEntries, m: map[string]*list.Element{}},
-	}
+	return &MemoryApprovalStore{answers: expiring.New(maxEntries, true), claims: expiring.New(maxEntries, false)}
 }
 
 // MemoryApprovalStore is an [ApprovalStore] in memory, for one process.
@@ -61,22 +59,22 @@ func NewMemoryApprovalStore(maxEntries int) *MemoryApprovalStore {
 // concurrent use.
 type MemoryApprovalStore struct {
 	mu      sync.Mutex
-	answers expiringSet
-	claims  expiringSet
+	answers *expiring.Set // past the bound, the oldest answer is forgotten
+	claims  *expiring.Set // past the bound, a new claim is refused
 }
 
 // Allowed implements [ApprovalStore].
 func (m *MemoryApprovalStore) Allowed(_ context.Context, session, key string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.answers.has(answerKey(session, key), time.Now()), nil
+	return m.answers.Has(answerKey(session, key), time.Now()), nil
 }
 
 // Remember implements [ApprovalStore].
 func (m *MemoryApprovalStore) Remember(_ context.Context, session, key string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.answers.add(answerKey(session, key), expires, time.Now())
+	m.answers.Add(answerKey(session, key), expires, time.Now())
 	return nil
 }
 
@@ -85,10 +83,10 @@ func (m *MemoryApprovalStore) Claim(_ context.Context, id string, expires time.T
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	if m.claims.has(id, now) {
+	if m.claims.Has(id, now) {
 		return false, nil
 	}
-	if !m.claims.add(id, expires, now) {
+	if !m.claims.Add(id, expires, now) {
 		return false, ErrApprovalStoreFull
 	}
 	return true, nil
@@ -98,69 +96,6 @@ func (m *MemoryApprovalStore) Claim(_ context.Context, id string, expires time.T
 // string, whatever bytes they hold.
 func answerKey(session, key string) string {
 	return strconv.Itoa(len(session)) + ":" + session + key
-}
-
-// expiringSet is a bounded set of keys that expire, oldest first.
-type expiringSet struct {
-	max       int
-	evictLive bool // past max, drop the oldest live key; else refuse the new one
-	m         map[string]*list.Element
-	order     list.List // of *expiring, oldest first
-}
-
-type expiring struct {
-	key     string
-	expires time.Time
-}
-
-func (s *expiringSet) has(key string, now time.Time) bool {
-	el, ok := s.m[key]
-	if !ok {
-		return false
-	}
-	if !now.Before(el.Value.(*expiring).expires) {
-		s.remove(el)
-		return false
-	}
-	return true
-}
-
-// add records key until expires and reports whether it could.
-func (s *expiringSet) add(key string, expires, now time.Time) bool {
-	if el, ok := s.m[key]; ok {
-		s.remove(el)
-	}
-	// Most keys expire in the order they came (one lifetime for all), so
-	// the expired ones are at the front.
-	for f := s.order.Front(); f != nil && !now.Before(f.Value.(*expiring).expires); f = s.order.Front() {
-		s.remove(f)
-	}
-	if len(s.m) >= s.max {
-		if !s.evictLive {
-			s.sweep(now) // an expired key behind a live one
-			if len(s.m) >= s.max {
-				return false
-			}
-		} else {
-			s.remove(s.order.Front())
-		}
-	}
-	s.m[key] = s.order.PushBack(&expiring{key: key, expires: expires})
-	return true
-}
-
-func (s *expiringSet) sweep(now time.Time) {
-	for el := s.order.Front(); el != nil; {
-		next := el.Next()
-		if !now.Before(el.Value.(*expiring).expires) {
-			s.remove(el)
-		}
-		el = next
-	}
-}
-
-func (s *expiringSet) remove(el *list.Element) {
-	delete(s.m, s.order.Remove(el).(*expiring).key)
 }
 
 // memoryKey is what "allow always" is remembered under: the tool and the

@@ -1,4 +1,9 @@
-package tool
+// Package handoff runs work on a goroutine other than its caller's, cheaply:
+// a tool's run, a host hook, a batch worker, an observer's deliveries. The
+// pipeline hands every tool over this way (see the design notes): that is
+// what contains a panic or a runtime.Goexit and lets a tool that ignores
+// its context be abandoned.
+package handoff
 
 import (
 	"runtime"
@@ -20,6 +25,16 @@ type workerPool struct {
 const idleTimeout = 50 * time.Millisecond
 
 var workers = workerPool{jobs: make(chan func())}
+
+// Go runs f on another goroutine and returns at once: a pooled worker, or a
+// new goroutine in a testing/synctest bubble (see InBubble).
+func Go(f func()) {
+	if InBubble() {
+		go f()
+		return
+	}
+	workers.run(f)
+}
 
 // run starts f on a worker and returns at once.
 func (p *workerPool) run(f func()) {
@@ -47,7 +62,7 @@ func (p *workerPool) work(f func()) {
 // bubbleEpoch is where the fake clock of a testing/synctest bubble starts.
 var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// inSyncTestBubble reports whether the caller probably runs in a
+// InBubble reports whether the caller probably runs in a
 // testing/synctest bubble. Pooled workers must not serve such a caller: a
 // worker started in one bubble cannot send to another bubble's channels,
 // and one started outside would run the tool on the real clock. The
@@ -55,7 +70,7 @@ var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // bubble's starts at midnight UTC 2000-01-01, where no real clock has been
 // for decades. A machine whose clock reads 2000 to 2009 only loses speed; a
 // bubble would have to run ten years of fake time to be misjudged.
-func inSyncTestBubble() bool {
+func InBubble() bool {
 	d := time.Since(bubbleEpoch)
 	return d >= 0 && d < 10*365*24*time.Hour
 }
@@ -79,40 +94,57 @@ const (
 	waitSpin = 20 * time.Microsecond // how long a caller waits before it blocks
 )
 
-// job is one tool run handed over: what runs, and how its end is
-// signalled. It is embedded in what it runs, so that handing a tool over
-// costs one allocation.
-type job struct {
-	runner runner
+// Job is one run handed over: what runs, and how its end is signalled.
+// Embed it in what it runs, so that handing work over costs one
+// allocation.
+type Job struct {
+	runner Runner
 	done   atomic.Bool
 	wake   atomic.Pointer[chan struct{}] // the caller's, once it blocks; closedWake once done
 }
 
-// runner is what a job runs.
-type runner interface{ run() }
+// Runner is what a Job runs.
+type Runner interface{ Run() }
+
+// Start hands the job over to run r: to the hot worker when it is awake and
+// free, else to a pooled worker, or, in a testing/synctest bubble, to a new
+// goroutine. It reports whether a worker outside a bubble took it, when
+// spinning for the end (SpinWait) is worth it. A Runner that ends its
+// goroutine (runtime.Goexit) must call Finish from its deferred code.
+func (j *Job) Start(r Runner) (pooled bool) {
+	j.runner = r
+	if InBubble() {
+		// Pooled and hot workers live outside the bubble, and a bubble's
+		// clock does not move while a goroutine spins.
+		go j.execute()
+		return false
+	}
+	dispatch(j)
+	return true
+}
 
 // execute runs the job and marks it done. A runner that ends its goroutine
 // (runtime.Goexit) marks it done itself.
-func (j *job) execute() {
-	j.runner.run()
-	j.finish()
+func (j *Job) execute() {
+	j.runner.Run()
+	j.Finish()
 }
 
 var closedWake = make(chan struct{})
 
 func init() { close(closedWake) }
 
-// finish marks the job done and wakes its caller if it is blocked.
-func (j *job) finish() {
+// Finish marks the job done and wakes its caller if it is blocked.
+func (j *Job) Finish() {
 	j.done.Store(true)
 	if ch := j.wake.Swap(&closedWake); ch != nil && ch != &closedWake {
 		close(*ch)
 	}
 }
 
-// doneCh returns a channel closed when the job is done, for a caller that
+// Done returns a channel closed when the job is done, for a caller that
 // blocks.
-func (j *job) doneCh() <-chan struct{} {
+func (j *Job) Done() <-chan struct{} {
 	ch := make(chan struct{})
 	if !j.wake.CompareAndSwap(nil, &ch) {
 		return closedWake // done already
@@ -127,9 +159,9 @@ func (j *job) doneCh() <-chan struct{} {
 var hot hotWorker
 
 type hotWorker struct {
-	slot    atomic.Pointer[job]
+	slot    atomic.Pointer[Job]
 	state   atomic.Int32 // hotNone, hotIdle (awake, waiting in the slot), hotBusy
-	current atomic.Pointer[job]
+	current atomic.Pointer[Job]
 }
 
 const (
@@ -140,7 +172,7 @@ const (
 
 // dispatch starts j: on the hot worker when it is awake and free, else on a
 // pooled worker (and, when no hot worker runs, that worker becomes one).
-func dispatch(j *job) {
+func dispatch(j *Job) {
 	if hot.state.Load() == hotIdle && hot.slot.CompareAndSwap(nil, j) {
 		switch hot.state.Load() {
 		case hotIdle:
@@ -162,7 +194,7 @@ func dispatch(j *job) {
 }
 
 // loop runs jobs from the slot until none comes for hotSpin.
-func (h *hotWorker) loop(j *job) {
+func (h *hotWorker) loop(j *Job) {
 	// A tool that calls runtime.Goexit ends this goroutine (its job is
 	// settled by the job's own deferred code): let another start.
 	defer func() {
@@ -182,7 +214,7 @@ func (h *hotWorker) loop(j *job) {
 
 // await waits for a job in the slot, awake, for up to hotSpin; it returns
 // nil, having given the slot up, when none came.
-func (h *hotWorker) await() *job {
+func (h *hotWorker) await() *Job {
 	var start time.Time // read at the first look at the clock
 	one := singleProc()
 	for i := 0; ; i++ {
@@ -210,9 +242,9 @@ func (h *hotWorker) await() *job {
 	return nil
 }
 
-// spinWait waits for j to finish, awake, for up to waitSpin, and reports
-// whether it did.
-func spinWait(j *job) bool {
+// SpinWait waits for the job to finish, awake, for up to 20µs, and
+// reports whether it did.
+func (j *Job) SpinWait() bool {
 	var start time.Time // read at the first look at the clock
 	one := singleProc()
 	for i := 0; ; i++ {
@@ -255,3 +287,13 @@ func pause(i int, oneProc bool) bool {
 
 // singleProc reports whether the process runs on one processor.
 func singleProc() bool { return runtime.GOMAXPROCS(0) == 1 }
+
+// Run states of handed-over work, for abandonment accounting: the caller
+// and the goroutine race to move it from Running, to Abandoned (the caller
+// gave up and counts it as still running) or to Returned (it ended in
+// time, or the goroutine uncounts itself when it ends later).
+const (
+	Running int32 = iota
+	Returned
+	Abandoned
+)

@@ -33,7 +33,15 @@ type Edit struct {
 // spaces for context, "@@ line N" before each hunk.
 func (e Edit) Diff() string { return linediff.Unified(e.Old, e.New) }
 
-var errNoDescriber = errors.New("no preview")
+// Describer is implemented by a tool that can show the approver what a call
+// will do before it runs: a diff for a file edit, the command for a shell
+// tool. Describe may read (the old file) but not change anything. An error
+// or panic never fails the call: the approver gets a basic preview instead.
+type Describer interface {
+	Describe(ctx context.Context, args any) (Preview, error)
+}
+
+var errNoDescriber = errors.New("tool: no preview")
 
 // Bounds of what the approver is shown.
 const (
@@ -48,7 +56,7 @@ const (
 func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], argsText string) Preview {
 	def := call.Definition()
 	basic := Preview{Title: def.DisplayName(), Summary: argsText, Basic: true}
-	d, ok := As[Describer](call.tool)
+	d, ok := As[Describer](call.Tool())
 	if !ok {
 		return basic.visible()
 	}

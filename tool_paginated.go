@@ -2,30 +2,12 @@ package tool
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"reflect"
 
-	"github.com/toolbelt-go/tool/internal/canon"
 	"github.com/toolbelt-go/tool/keyring"
 )
-
-// ErrCursorRefused is the host-side cause of a refused page cursor,
-// wrapped around the [keyring] error that says why (errors.Is finds both).
-// The model is told to call again without a cursor.
-var ErrCursorRefused = errors.New("tool: cursor refused")
-
-// cursorText is what the model is told of a refused cursor.
-func cursorText(err error) string {
-	switch err {
-	case keyring.ErrExpired:
-		return "this cursor has expired"
-	case keyring.ErrOtherPurpose, keyring.ErrOtherSession, keyring.ErrOtherDigest:
-		return "this cursor is for a different request (the other arguments must stay the same between pages)"
-	}
-	return "this cursor is invalid (use next_cursor exactly as it was returned; never write one yourself)"
-}
 
 // PageArgs are the arguments every paginated tool takes. Embed it in the
 // argument type of a tool made with [NewPaginated]:
@@ -68,8 +50,8 @@ type Paged[Out any] struct {
 // key; nil after the last page). The pipeline signs that state into an
 // opaque next_cursor with the registry's [keyring.Keyring], bound to the tool, the
 // session ([Request.Session]), the arguments other than cursor and
-// page_size, and an expiry. On the next call it verifies the cursor during
-// preflight and hands fn the state back; a forged, altered, expired or
+// page_size, and an expiry. On the next call preflight verifies the cursor
+// (preflight_cursor.go) and hands fn the state back; a forged, altered, expired or
 // foreign cursor is refused with a message that tells the model to start
 // again without one. In must embed [PageArgs].
 func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in In, page Page) (Out, []byte, error)) AnyTool {
@@ -92,7 +74,7 @@ func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in I
 		}
 		p := Paged[Out]{Results: out}
 		if next != nil && ps.session == "" && ps.keyring != nil {
-			p.Note = "More results exist, but they cannot be paged in this conversation; narrow the request to see the rest."
+			p.Note = noPagesNote
 			return p, nil
 		}
 		if next != nil {
@@ -129,44 +111,3 @@ func (p *paginated) CheckDefinition() error {
 }
 
 type pageMarker interface{ isPaginated() }
-
-// pageScope is the cursor stage's state for one call of a paginated tool.
-type pageScope struct {
-	keyring  *keyring.Keyring
-	tool     string
-	session  string
-	argsHash [sha256.Size]byte
-	state    []byte
-}
-
-type pageKey struct{}
-
-// verifyCursor is the cursor stage, run in preflight for paginated tools:
-// it hashes the arguments other than cursor and page_size and, when the
-// model sent a cursor, verifies it.
-func verifyCursor[C any](call *Call[C]) *Result {
-	m, _ := call.tree().(map[string]any)
-	rest := make(map[string]any, len(m))
-	for k, v := range m {
-		if k != "cursor" && k != "page_size" {
-			rest[k] = v
-		}
-	}
-	ps := &pageScope{keyring: call.runtime().cursorKeyring(), tool: call.Name, session: call.Session, argsHash: sha256.Sum256(canon.Encode(rest))}
-	if c, _ := m["cursor"].(string); c != "" {
-		if call.Session == "" {
-			// No conversation, no cursor: one from another caller must
-			// not be honoured, and none was issued to this one.
-			p := Problem{Pointer: "/cursor", Code: "cursor", Message: "cursors cannot be used in this conversation; call " + call.Name + " again without a cursor"}
-			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, fmt.Errorf("%w: %w", ErrCursorRefused, keyring.ErrOtherSession)))
-		}
-		state, err := ps.keyring.Verify(c, keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash})
-		if err != nil {
-			p := Problem{Pointer: "/cursor", Code: "cursor", Message: cursorText(err) + "; call " + call.Name + " again without a cursor to start from the first page"}
-			return invalidResult(call.pf.args.fail([]Problem{p}, 1, false, nil, fmt.Errorf("%w: %w", ErrCursorRefused, err)))
-		}
-		ps.state = state
-	}
-	call.page = ps
-	return nil
-}

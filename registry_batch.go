@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolbelt-go/tool/internal/handoff"
 )
 
 // DefaultParallelism is how many calls of a batch run at once when
@@ -80,13 +82,8 @@ func (r *Registry[C]) callParallel(ctx context.Context, state C, reqs []Request,
 	}
 	n := min(limit, len(reqs))
 	wg.Add(n)
-	bubble := inSyncTestBubble()
 	for range n - 1 {
-		if bubble {
-			go runner()
-		} else {
-			workers.run(runner)
-		}
+		handoff.Go(runner)
 	}
 	runner() // the caller takes its share
 	wg.Wait()

@@ -157,8 +157,8 @@ type typedFor[C, In, Out any] struct {
 }
 
 func (t *typedFor[C, In, Out]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
-	if in, ok := call.prepared.(*In); ok && call.preparedFor == t {
-		return outResult(t.fn(ctx, call, *in))
+	if in, ok := call.preparedBy(t); ok {
+		return outResult(t.fn(ctx, call, *in.(*In)))
 	}
 	in, res := t.standalone(call.Args())
 	if res != nil {

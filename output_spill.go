@@ -3,10 +3,17 @@ package tool
 import (
 	"container/list"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/toolbelt-go/tool/internal/text"
+	"github.com/toolbelt-go/tool/keyring"
 )
 
 // SpillStore keeps the part of a result that the output cap cut, so the
@@ -138,4 +145,83 @@ func (m *MemorySpillStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.used
+}
+
+// minSpillCap is the smallest cap under which a result is spilled: below
+// it the marker, which holds a cursor, would leave little room for output.
+const minSpillCap = 1024
+
+// spillState is the state signed into a read_output cursor: which spill,
+// and the part of it still to read. Fixed width, so every cursor of one
+// session has the same length and the marker can be sized before it is
+// signed.
+type spillState struct {
+	id       [16]byte
+	off, end uint64
+}
+
+func (s spillState) bytes() []byte {
+	b := append([]byte(nil), s.id[:]...)
+	b = binary.BigEndian.AppendUint64(b, s.off)
+	return binary.BigEndian.AppendUint64(b, s.end)
+}
+
+func parseSpillState(b []byte) (spillState, bool) {
+	var s spillState
+	if len(b) != 32 {
+		return s, false
+	}
+	copy(s.id[:], b)
+	s.off, s.end = binary.BigEndian.Uint64(b[16:]), binary.BigEndian.Uint64(b[24:])
+	return s, s.off <= s.end
+}
+
+// readOutputArgsHash is what read_output cursors bind as their arguments:
+// read_output takes nothing besides the cursor.
+var readOutputArgsHash = sha256.Sum256([]byte("{}"))
+
+// signSpill signs a read_output cursor for the call's session.
+func signSpill[C any](call *Call[C], st spillState) (string, error) {
+	return call.runtime().cursorKeyring().Sign(keyring.Claims{Purpose: ReadOutputTool, Session: call.Session, Digest: readOutputArgsHash, State: st.bytes()})
+}
+
+// spillOutput is the output stage's cap when the registry has a spill
+// store: the text blocks, joined, keep their head and tail, and the part
+// cut between them is kept in the store, behind a cursor for read_output
+// printed in the marker. It reports false, having changed nothing, when the
+// output cannot be spilled; the plain cap applies then.
+func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit int, store SpillStore) bool {
+	if limit < minSpillCap {
+		return false
+	}
+	var st spillState
+	if _, err := rand.Read(st.id[:]); err != nil {
+		return false
+	}
+	var signErr error
+	marker := func(cut int) string {
+		st.end = uint64(cut)
+		c, err := signSpill(call, st)
+		if err != nil {
+			signErr = err
+		}
+		return spillMarker(cut, c)
+	}
+	full := res.Text()
+	kept, headEnd, tailStart := text.HeadTailMarked(full, limit-blockCost, marker)
+	if signErr != nil || headEnd == tailStart {
+		return false
+	}
+	cut := full[headEnd:tailStart] // a substring: nothing is copied
+	// What is kept expires with the cursors that lead to it. The store is
+	// host code: one that fails, panics or hangs leaves the plain cut.
+	id, exp := hex.EncodeToString(st.id[:]), call.runtime().cursorKeyring().Expiry()
+	err, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) error { return store.Put(ctx, id, cut, exp) })
+	if outcome != hookOK || err != nil {
+		return false
+	}
+	res.Truncated += len(cut) + len(res.Structured)
+	res.Structured = nil
+	res.Content = []Content{TextContent(kept)}
+	return true
 }

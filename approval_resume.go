@@ -1,0 +1,98 @@
+package tool
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/toolbelt-go/tool/keyring"
+)
+
+// PendingApproval is the host view of a call that waits for an answer
+// given later ([DecisionDefer]): show Request to the person, then call
+// again with the same tool, arguments and session, and an
+// [ApprovalAnswer] carrying State.
+type PendingApproval struct {
+	// State is opaque and signed with the registry's [keyring.Keyring]: bound to
+	// the tool, the canonical arguments, the session and Expires, and good
+	// for one answer. Any replica sharing the keyring (and, to refuse a
+	// second use everywhere, the [ApprovalStore]) can resume the call.
+	State string
+	// Request is what the person must be shown, as an approver would be.
+	Request ApprovalRequest
+	// Expires is when State stops being accepted.
+	Expires time.Time
+}
+
+// ApprovalAnswer is a later answer to a call that ended
+// [StatusAwaitingApproval]: it goes in [Request.Approval] of the call that
+// resumes it.
+type ApprovalAnswer struct {
+	// State is PendingApproval.State, exactly as it was given.
+	State string
+	// Decision is the person's answer. DecisionDefer is not an answer and
+	// counts as a deny.
+	Decision Decision
+}
+
+// approvalStateTool is the tool field of an approval state's signed
+// claims: the prefix keeps a page cursor from ever passing for an approval
+// state (tool names cannot hold a NUL byte).
+func approvalStateTool(name string) string { return "\x00approval\x00" + name }
+
+// deferred ends a call whose approver answers later, with the signed state
+// that resumes it.
+func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session string) *Result {
+	keys := call.runtime().cursorKeyring()
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return misconfigured(call.Name, err)
+	}
+	exp := keys.ExpiryIn(a.opts.Timeout)
+	state, err := keys.Sign(keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args()),
+		Expires: exp, State: nonce[:]})
+	if err != nil {
+		return misconfigured(call.Name, err)
+	}
+	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Pending: true, Reason: "the answer will come later"}})
+	return awaitingResult(call.Name, &PendingApproval{State: state, Request: ar, Expires: exp})
+}
+
+// resume checks the state of a deferred approval carried by the call and,
+// when it holds, carries out the answer. The state must be signed by this
+// registry's keyring, for this tool, these canonical arguments and this
+// session, unexpired, and claimed for the first time.
+func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C], session string, safety Safety, req Requirement) *Result {
+	keys := call.runtime().cursorKeyring()
+	answer := call.st.approval.answer
+	nonce, err := keys.Verify(answer.State, keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args())})
+	if err != nil {
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyStateRefused(err))
+	}
+	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(nonce)
+	mem, exp := a.opts.Store, time.Now().Add(a.opts.Timeout+time.Minute)
+	type claim struct {
+		first bool
+		err   error
+	}
+	c, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) claim {
+		first, err := mem.Claim(ctx, id, exp)
+		return claim{first, err}
+	})
+	first, err := c.first, c.err
+	if outcome != hookOK {
+		err = errors.New("the approval store did not answer")
+	}
+	switch {
+	case err != nil:
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyUnchecked)
+	case !first:
+		return deniedResult(call.Name, fmt.Errorf("%w: already used", ErrApprovalState), whyUsed)
+	}
+	key, remember := memoryKey(call.Name, safety, req)
+	return a.apply(ctx, call, next, answer.Decision, session, key, remember && session != "")
+}

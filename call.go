@@ -1,0 +1,123 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Request is one tool call as the model made it.
+type Request struct {
+	// ID is the provider's tool-call ID; it is copied to the Result.
+	ID string
+	// Name is the tool name the model asked for. Matched exactly.
+	Name string
+	// Args is the arguments as the model wrote them. Absent, empty,
+	// whitespace-only and null arguments mean {}.
+	Args json.RawMessage
+	// Session names the conversation the call belongs to. Pagination
+	// cursors are bound to it, and approval remembers "allow always" per
+	// session unless ApprovalOptions.Session says otherwise. An empty
+	// Session belongs to no conversation: no cursor or remembered answer
+	// of another call applies to it (see the README's "Sessions").
+	Session string
+	// Observer, if set, receives this call's events as well as the
+	// registry's observer: an adapter routes one call's progress to the
+	// client that made it (MCP's notifications/progress).
+	Observer Observer
+	// NullMeansAbsent says the model was given the tool's schema in a
+	// strict form where every optional key is required and nullable
+	// (OpenAI's strict mode): a null for a key the tool's own schema makes
+	// optional, and does not let be null, is read as the key being absent.
+	// Adapters that export strict schemas set it; the arguments are then
+	// validated against the tool's own schema as usual.
+	NullMeansAbsent bool
+	// Approval, set when resuming a call that ended
+	// [StatusAwaitingApproval], carries the answer and the state it was
+	// given for. The call must have the same tool, arguments and session.
+	Approval *ApprovalAnswer
+}
+
+// Call is one call on its way through the pipeline: what middlewares and
+// tools see. A Call belongs to one goroutine at a time; middlewares may
+// change the arguments only through [Call.SetArgs], which sends them back
+// through preflight.
+//
+// Its exported fields are the facts of the request. A type that is the
+// call itself (Request, Call, [CallInfo]) names them ID and Name; a type
+// that is about a call ([Result], [Event], [ApprovalRequest],
+// [PolicyInput], [ArgsError]) names them CallID and Tool.
+type Call[C any] struct {
+	// ID is the provider's tool-call ID.
+	ID string
+	// Name is the tool's name.
+	Name string
+	// State is the host's per-call state, passed to Registry.Call.
+	State C
+	// Session is Request.Session.
+	Session string
+
+	st callState[C]
+}
+
+// callState is what the stages keep of one call, each part declared in
+// the file of the stage that owns it (see pipeline.go). It lives inside
+// the Call, so a call costs one allocation however many stages it passes.
+type callState[C any] struct {
+	entry    *entry[C]     // lookup: the tool, its definition, its compiled preflight (registry.go)
+	events   *emitter      // events: the call's observers, nil without any (event_emitter.go)
+	args     argsState     // preflight: the arguments and what preflight made of them (preflight.go)
+	page     *pageScope    // preflight's cursor check: a paginated call's page (preflight_cursor.go)
+	approval approvalState // approval: the answer a resumed call carries, and the seal (approval_seal.go)
+}
+
+// newCall is the call lookup hands the pipeline.
+func newCall[C any](e *entry[C], state C, req *Request, events *emitter) *Call[C] {
+	return &Call[C]{ID: req.ID, Name: req.Name, State: state, Session: req.Session, st: callState[C]{
+		entry: e, events: events,
+		args:     argsState{raw: req.Args, nullMeansAbsent: req.NullMeansAbsent},
+		approval: approvalState{answer: req.Approval},
+	}}
+}
+
+// Tool returns the tool being called.
+func (c *Call[C]) Tool() Tool[C] {
+	if c.st.entry == nil {
+		return nil
+	}
+	return c.st.entry.tool
+}
+
+// Definition returns the called tool's definition.
+func (c *Call[C]) Definition() Definition {
+	if c.st.entry != nil {
+		return c.st.entry.def
+	}
+	return Definition{Name: c.Name}
+}
+
+// runtime returns the options of the registry the call runs in, or the
+// defaults.
+func (c *Call[C]) runtime() *runtimeConfig {
+	if c.st.entry != nil && c.st.entry.rt != nil {
+		return c.st.entry.rt
+	}
+	return defaultRuntime
+}
+
+// CallInfo identifies the call a tool is running for: what a tool that
+// needs no host state may still want to know (to key per-conversation
+// memory by session, to log the call ID).
+type CallInfo struct {
+	ID      string // the provider's tool-call ID
+	Name    string // the tool's name
+	Session string // Request.Session
+}
+
+type callInfoKey struct{}
+
+// CallInfoFrom returns the call the tool running under ctx was called for;
+// false outside a call made through a Registry or Wrap.
+func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
+	c, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return c, ok
+}

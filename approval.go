@@ -45,16 +45,33 @@ const defaultRememberFor = 12 * time.Hour
 
 // Approval returns the middleware that decides whether a call may run:
 // classify the call, ask the policy, and if it says ask, describe the call
-// and ask the approver (see the README's "who answers what"). In a
-// Registry it runs after preflight, so the approver only ever sees
-// arguments that passed validation. It fails closed: a deny, an approver
-// error or panic, an approver that does not answer in time and a cancelled
-// wait all mean the tool does not run, each with its own result.
+// and ask the approver. In a Registry it runs after preflight, so the
+// approver only ever sees arguments that passed validation. It fails
+// closed: a deny, an approver error or panic, an approver that does not
+// answer in time and a cancelled wait all mean the tool does not run, each
+// with its own result.
+//
+// Who answers what:
+//
+//	the tool      its Definition's Safety and Tier; per call, a Classifier's
+//	              class and a Requirer's Requirement (auto, ask, ask-always, scoped)
+//	the policy    a Verdict from all that: allow, deny or ask (AskForWritesPolicy)
+//	the store     whether an earlier "allow always" covers the call (ApprovalStore)
+//	the person    a Decision, through the Approver: allow once or always, edit,
+//	              deny, or defer (answered later, ApprovalAnswer)
+//	the result    StatusOK when the tool ran; StatusDenied, StatusCanceled or
+//	              StatusAwaitingApproval when it did not
+//
+// A tier says whether the policy asks, not how often: a TierConfirm tool is
+// asked about whatever its class, and an "allow always" answer covers it
+// for the session, as for any call that is asked about. A call that must be
+// asked about every time says so with RequireAskAlways.
 //
 // What runs is what was approved: the approval is bound to a hash of the
 // canonical arguments and to the call ID, and checked again just before
-// the tool starts (the seal stage, approval_seal.go), so a middleware that changes the arguments after
-// approval, or a call that reuses another's approval, does not run.
+// the tool starts (the seal stage, approval_seal.go), so a middleware that
+// changes the arguments after approval, or a call that reuses another's
+// approval, does not run.
 func Approval[C any](opts *ApprovalOptions[C]) Middleware[C] {
 	a := &approval[C]{}
 	if opts != nil {

@@ -55,7 +55,8 @@ func (f PolicyFunc) Decide(in PolicyInput) Verdict { return f(in) }
 // A call's own requirement comes first: RequireAuto runs, RequireAsk,
 // RequireAskAlways and RequireScoped ask, even for a read-only tool
 // (reading outside the workspace is worth a question). TierConfirm tools
-// are always asked about.
+// are asked about, even read-only ones (an "allow always" answer then
+// covers them, as for any ask).
 func AskForWritesPolicy() Policy {
 	return PolicyFunc(func(in PolicyInput) Verdict {
 		switch in.Requirement.Mode {

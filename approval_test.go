@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -279,6 +280,37 @@ func TestApprovalRequestAndPreview(t *testing.T) {
 		}
 	}
 	assert.Contains(t, r.Preview.Title, `\u202e`)
+}
+
+// TestTierConfirm pins what TierConfirm means: the policy asks about the
+// tool even when it is read-only, and an "allow always" answer covers its
+// calls for the session, as for any ask; RequireAskAlways asks every time.
+func TestTierConfirm(t *testing.T) {
+	lookup := func(req tool.Requirement) tool.AnyTool {
+		return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "lookup", Description: "Looks up a price.", Safety: tool.SafetyReadOnly, Tier: tool.TierConfirm},
+			func(context.Context, noArgs) (string, error) { return "42", nil }),
+			tool.ApprovalHooks[noArgs]{Require: func(noArgs) tool.Requirement { return req }})
+	}
+	tests := []struct {
+		name      string
+		req       tool.Requirement
+		wantAsked int
+	}{
+		{"asked once, then remembered", tool.Requirement{}, 1},
+		{"asked every time with RequireAskAlways", tool.Requirement{Mode: tool.RequireAskAlways}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			approver := tooltest.NewApprover(tooltest.AllowAlways(), tooltest.AllowAlways(), tooltest.AllowAlways())
+			r := registryWith(t, nil, lookup(tt.req))
+			r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
+			for i := range 3 {
+				res := r.Call(context.Background(), struct{}{}, tool.Request{ID: strconv.Itoa(i), Name: "lookup", Session: "conv"})
+				tooltest.WantOK(t, res)
+			}
+			assert.Equal(t, tt.wantAsked, approver.Asked())
+		})
+	}
 }
 
 func TestAllowAlwaysMemory(t *testing.T) {

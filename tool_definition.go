@@ -35,8 +35,8 @@ type Definition struct {
 	// [Classifier] may refine it per call. The zero value,
 	// [SafetyUnspecified], counts as [SafetyMutating].
 	Safety Safety
-	// Tier says whether the tool runs without asking (TierObserve) or needs
-	// confirmation (TierConfirm), for approval policies. The zero value leaves
+	// Tier says whether the tool runs without asking (TierObserve) or is
+	// asked about (TierConfirm), for approval policies. The zero value leaves
 	// the decision to the policy.
 	Tier Tier
 	// Timeout bounds one call to the tool, from when it starts (time spent
@@ -192,7 +192,9 @@ const (
 	TierUnspecified Tier = iota
 	// TierObserve tools run without asking.
 	TierObserve
-	// TierConfirm tools need an approval for each call.
+	// TierConfirm tools are asked about, whatever their safety class: the
+	// person confirms them, and an "allow always" answer covers the tool
+	// for the session as for any ask (RequireAskAlways asks every time).
 	TierConfirm
 )
 

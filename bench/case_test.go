@@ -3,12 +3,14 @@ package bench
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/acceptance.md from what the frameworks do")
+// -update rewrites the golden file (tooltest.Golden honours it).
+var _ = flag.Bool("update", false, "rewrite testdata/acceptance.md from what the frameworks do")
 
 func openAll(t testing.TB) []*Setup {
 	t.Helper()
@@ -70,17 +72,5 @@ func TestInvalidCall(t *testing.T) {
 // less) fails here; rerun with -update and check the README's notes.
 func TestAcceptance(t *testing.T) {
 	got := AcceptanceTable(context.Background(), openAll(t))
-	path := filepath.Join("testdata", "acceptance.md")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestAcceptance -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("acceptance differs from %s (rerun with -update if the change is expected):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	tooltest.Golden(t, filepath.Join("testdata", "acceptance.md"), []byte(got))
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,10 +15,6 @@ import (
 	"github.com/toolbelt-go/tool/dialect"
 	"github.com/toolbelt-go/tool/tooltest"
 )
-
-// updating reports whether golden files are rewritten: the switch tooltest
-// reads, shared by every golden file of a test binary.
-func updating() bool { return tooltest.Updating() }
 
 var targets = []dialect.Target{dialect.OpenAI, dialect.OpenAIStrict, dialect.Anthropic, dialect.Gemini, dialect.GeminiJSON}
 
@@ -118,24 +113,5 @@ func golden(t *testing.T, path string, v any) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	require.NoError(t, enc.Encode(v))
-	if updating() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "no golden file; run the test with -tooltest.update to create it")
-	if !assert.Equal(t, string(want), b.String(), "%s differs (run with -tooltest.update if the change is intended)", path) {
-		t.Logf("first difference near: %q", firstDiff(string(want), b.String()))
-	}
-}
-
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(la), len(lb)) {
-		if la[i] != lb[i] {
-			return la[i] + " ≠ " + lb[i]
-		}
-	}
-	return ""
+	tooltest.Golden(t, path, b.Bytes())
 }

@@ -2,18 +2,18 @@ package toolmcp
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"os"
 	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
 	"go.uber.org/goleak"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+// -update rewrites golden files (tooltest.Golden honours it).
+var _ = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -120,23 +120,9 @@ func (f *finished) result(name string) *tool.Result {
 	return f.last[name]
 }
 
-// writeGolden compares got with the golden file, or rewrites it with -update.
+// golden compares got with the golden file; -update (or -tooltest.update)
+// rewrites it.
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%s does not exist; run go test -run %s -update", path, t.Name())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs (go test -run %s -update rewrites it)\ngot:\n%s\nwant:\n%s", path, t.Name(), got, want)
-	}
+	tooltest.Golden(t, path, got)
 }

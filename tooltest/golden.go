@@ -50,14 +50,14 @@ func boolFlag(name string) (on, defined bool) {
 	return on, defined
 }
 
-// GoldenDefinitions compares the definitions (name, title, description,
-// schemas, safety, tier) with the golden file at path, usually under
-// testdata/. Run the test with -tooltest.update (or with your test
-// package's own -update flag, if it defines one) to write the file anew;
-// review the diff before committing it, as it is what the model will see.
-func GoldenDefinitions(t testing.TB, defs []tool.Definition, path string) {
+// Golden compares got with the golden file at path, usually under
+// testdata/, and fails the test with a line diff when they differ. Run the
+// test with -tooltest.update (or with your test package's own -update
+// flag, if it defines one) to write the file anew, then review the diff
+// before committing it. It is the one golden-file helper of this
+// repository's tests.
+func Golden(t testing.TB, path string, got []byte) {
 	t.Helper()
-	got := renderDefinitions(t, defs)
 	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -72,8 +72,16 @@ func GoldenDefinitions(t testing.TB, defs []tool.Definition, path string) {
 		t.Fatalf("tooltest: no golden file (%v); run the test with %s to create it", err, updateHint())
 	}
 	if !bytes.Equal(want, got) {
-		t.Fatalf("tooltest: definitions differ from %s (run with %s if the change is intended):\n%s", path, updateHint(), linediff.Unified(string(want), string(got)))
+		t.Fatalf("tooltest: %s differs (run with %s if the change is intended):\n%s", path, updateHint(), linediff.Unified(string(want), string(got)))
 	}
+}
+
+// GoldenDefinitions compares the definitions (name, title, description,
+// schemas, safety, tier) with the golden file at path, as [Golden] does:
+// what the model will see is reviewed as a diff.
+func GoldenDefinitions(t testing.TB, defs []tool.Definition, path string) {
+	t.Helper()
+	Golden(t, path, renderDefinitions(t, defs))
 }
 
 type goldenDef struct {

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/toolbelt-go/tool"
-	"github.com/toolbelt-go/tool/internal/linediff"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -146,18 +145,5 @@ func GoldenJSON(t *testing.T, name string, got []byte) {
 		t.Fatalf("%s: %v", name, err)
 	}
 	b.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if tooltest.Updating() {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no golden file (%v); run the test with -tooltest.update to create it", err)
-	}
-	if d := linediff.Unified(string(want), b.String()); d != "" {
-		t.Errorf("%s differs from what was sent (run with -tooltest.update if the change is intended):\n%s", path, d)
-	}
+	tooltest.Golden(t, filepath.Join("testdata", name), b.Bytes())
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 )
 
@@ -19,11 +21,8 @@ func TestCallAllocationBudget(t *testing.T) {
 	ctx := context.Background()
 	const budget = 22 // measured 21: the floor itself makes 12
 	allocs := testing.AllocsPerRun(200, func() {
-		if res := r.Call(ctx, struct{}{}, req); res.IsError {
-			t.Fatal(res.Text())
-		}
+		res := r.Call(ctx, struct{}{}, req)
+		require.False(t, res.IsError, res.Text())
 	})
-	if allocs > budget {
-		t.Fatalf("Registry.Call allocates %.0f times per valid call; budget %d", allocs, budget)
-	}
+	assert.LessOrEqual(t, allocs, float64(budget), "Registry.Call allocations per valid call")
 }

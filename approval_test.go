@@ -247,41 +247,6 @@ func TestApprovalNeverSeesInvalidArguments(t *testing.T) {
 	assert.Equal(t, 0, f.approver.Asked())
 }
 
-func TestApprovalRequestAndPreview(t *testing.T) {
-	f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce())
-	tooltest.WantOK(t, f.call("c1", "write_file", `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`))
-	req := f.approver.Requests()[0]
-	assert.Equal(t, "write_file", req.Tool)
-	assert.Equal(t, "Write a file", req.DisplayName)
-	assert.Equal(t, "c1", req.CallID)
-	assert.Equal(t, tool.SafetyMutating, req.Safety)
-	assert.JSONEq(t, `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`, string(req.Args))
-	assert.True(t, strings.HasPrefix(string(req.Args), `{"content"`), "canonical: keys sorted")
-	assert.Equal(t, "Edit main.go", req.Preview.Title)
-	require.Len(t, req.Preview.Edits, 1)
-	assert.Equal(t, "@@ line 1\n  package main\n  \n- func main() {}\n+ func main() { run() }\n", req.Preview.Edits[0].Diff())
-
-	// Describe failing or panicking degrades to a basic preview.
-	tooltest.WantOK(t, f.call("c2", "write_file", `{"path":"broken","content":"x"}`))
-	tooltest.WantOK(t, f.call("c3", "write_file", `{"path":"panics","content":"x"}`))
-	for _, r := range f.approver.Requests()[1:3] {
-		assert.True(t, r.Preview.Basic)
-		assert.Equal(t, "Write a file", r.Preview.Title)
-		assert.Contains(t, r.Preview.Summary, `"content":"x"`)
-	}
-
-	// What the approver reads cannot be spoofed.
-	spoof := `main.go\u202e\u200boG.niam\u001b[2J`
-	tooltest.WantOK(t, f.call("c4", "write_file", `{"path":"`+spoof+`","content":"a\u2066b"}`))
-	r := f.approver.Requests()[3]
-	for _, s := range []string{r.Preview.Title, r.Preview.Edits[0].Path, r.Preview.Edits[0].New, r.ArgsText} {
-		for _, bad := range []string{"\u202e", "\u200b", "\u2066", "\x1b"} {
-			assert.NotContains(t, s, bad, "in %q", s)
-		}
-	}
-	assert.Contains(t, r.Preview.Title, `\u202e`)
-}
-
 // TestTierConfirm pins what TierConfirm means: the policy asks about the
 // tool even when it is read-only, and an "allow always" answer covers its
 // calls for the session, as for any ask; RequireAskAlways asks every time.
@@ -380,51 +345,6 @@ func TestAllowAlwaysMemory(t *testing.T) {
 	})
 }
 
-func TestApprovedIsWhatRuns(t *testing.T) {
-	t.Run("an edit is validated and runs", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Edit(`{"path":"docs/a.md","content":"safer"}`))
-		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"main.go","content":"x"}`))
-		assert.Equal(t, []string{"write docs/a.md safer"}, f.runs())
-	})
-	t.Run("an invalid edit does not run", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Edit(`{"path":""}`))
-		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		tooltest.WantStatus(t, res, tool.StatusInvalid)
-		tooltest.WantTextContains(t, res, "approver edited the arguments", "/path")
-		assert.Empty(t, f.runs())
-	})
-	changeAfter := func(change func(c *tool.Call[struct{}])) tool.Middleware[struct{}] {
-		return func(next tool.Handler[struct{}]) tool.Handler[struct{}] {
-			return func(ctx context.Context, c *tool.Call[struct{}]) *tool.Result {
-				change(c)
-				return next(ctx, c)
-			}
-		}
-	}
-	t.Run("arguments changed after approval", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
-		f.reg.Use(changeAfter(func(c *tool.Call[struct{}]) { c.SetArgs([]byte(`{"path":"/etc/passwd","content":"x"}`)) }))
-		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		tooltest.WantStatus(t, res, tool.StatusDenied)
-		assert.ErrorIs(t, res.Err, tool.ErrArgsChanged)
-		assert.Empty(t, f.runs())
-	})
-	t.Run("approval moved to another call", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
-		f.reg.Use(changeAfter(func(c *tool.Call[struct{}]) { c.ID = "other" }))
-		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		assert.ErrorIs(t, res.Err, tool.ErrApprovalNotForCall)
-		assert.Empty(t, f.runs())
-	})
-	t.Run("an approval is not replayed", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce())
-		tooltest.WantOK(t, f.call("1", "write_file", `{"path":"main.go","content":"x"}`))
-		res := f.call("1", "write_file", `{"path":"main.go","content":"x"}`)
-		tooltest.WantStatus(t, res, tool.StatusDenied) // asked again; the script is used up
-		assert.Equal(t, 2, f.approver.Asked())
-	})
-}
-
 func TestApprovalAroundOneTool(t *testing.T) {
 	approver := tooltest.NewApprover(tooltest.Deny("no"))
 	w := tool.Wrap(tool.Adapt[struct{}](tool.New(tool.Definition{Name: "w", Description: "Writes.", Safety: tool.SafetyDestructive},
@@ -433,53 +353,6 @@ func TestApprovalAroundOneTool(t *testing.T) {
 	res := tooltest.RunFor(t, w, struct{}{}, "", nil)
 	tooltest.WantStatus(t, res, tool.StatusDenied)
 	assert.Equal(t, 1, approver.Asked())
-}
-
-func TestPolicies(t *testing.T) {
-	in := func(s tool.Safety, tier tool.Tier, mode tool.RequireMode) tool.PolicyInput {
-		return tool.PolicyInput{Tool: "t", Safety: s, Tier: tier, Requirement: tool.Requirement{Mode: mode}}
-	}
-	cases := []struct {
-		in                                   tool.PolicyInput
-		askWrites, readOnly, allow, nonInter tool.Verdict
-	}{
-		{in(tool.SafetyReadOnly, 0, 0), tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow},
-		{in(tool.SafetyMutating, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.SafetyDestructive, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.SafetyNetwork, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.SafetyMutating, tool.TierObserve, 0), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
-		{in(tool.SafetyReadOnly, tool.TierConfirm, 0), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.SafetyMutating, 0, tool.RequireAuto), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
-		{in(tool.SafetyReadOnly, tool.TierObserve, tool.RequireAskAlways), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
-		{in(tool.SafetyReadOnly, 0, tool.RequireScoped), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
-	}
-	for _, c := range cases {
-		name := c.in.Safety.String() + "/" + c.in.Tier.String() + "/" + c.in.Requirement.Mode.String()
-		assert.Equal(t, c.askWrites, tool.AskForWritesPolicy().Decide(c.in), "ask-for-writes %s", name)
-		assert.Equal(t, c.readOnly, tool.ReadOnlyPolicy().Decide(c.in), "read-only %s", name)
-		assert.Equal(t, c.allow, tool.AllowAllPolicy().Decide(c.in), "allow-all %s", name)
-		assert.Equal(t, tool.VerdictDeny, tool.DenyAllPolicy().Decide(c.in), "deny-all %s", name)
-		assert.Equal(t, c.nonInter, tool.NonInteractive(nil).Decide(c.in), "non-interactive %s", name)
-	}
-}
-
-// Hooks layered on a tool keep the hooks it already has.
-func TestApprovalHooksStack(t *testing.T) {
-	base := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "sh", Description: "Runs a command.", Safety: tool.SafetyMutating},
-		func(_ context.Context, in shellArgs) (string, error) { return "ran", nil }),
-		tool.ApprovalHooks[shellArgs]{Classify: func(shellArgs) tool.Safety { return tool.SafetyDestructive }})
-	both := tool.WithApprovalHooks(base, tool.ApprovalHooks[shellArgs]{
-		Describe: func(_ context.Context, in shellArgs) (tool.Preview, error) {
-			return tool.Preview{Title: "$ " + in.Command}, nil
-		},
-	})
-	approver := tooltest.NewApprover(tooltest.AllowOnce())
-	r := registryWith(t, nil, both)
-	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
-	tooltest.WantOK(t, call(r, "sh", `{"command":"make"}`))
-	req := approver.Requests()[0]
-	assert.Equal(t, tool.SafetyDestructive, req.Safety, "the inner Classify still applies")
-	assert.Equal(t, "$ make", req.Preview.Title)
 }
 
 func TestAnApproverErrorCanSpeakToTheModel(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 )
 
@@ -52,30 +53,22 @@ func FuzzPreflight(f *testing.F) {
 		checkModelText(t, res)
 		switch res.Status {
 		case tool.StatusInvalid:
-			if res.Text() == "" {
-				t.Fatal("invalid without a message")
-			}
+			require.NotEmpty(t, res.Text(), "invalid without a message")
 			return
 		case tool.StatusOK:
 		default:
-			t.Fatalf("status %v for %q: %s", res.Status, data, res.Text())
+			require.Failf(t, "unexpected status", "status %v for %q: %s", res.Status, data, res.Text())
 		}
 		// What the tool got, written back as JSON, must equal what the
 		// validator saw, value for value.
 		b, err := json.Marshal(got)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var back map[string]any
 		dec := json.NewDecoder(bytesReader(b))
 		dec.UseNumber()
-		if err := dec.Decode(&back); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, dec.Decode(&back))
 		for k, v := range seen.(map[string]any) {
-			if !sameJSON(v, back[k]) {
-				t.Fatalf("key %q: validator saw %#v, tool got %#v (args %q)", k, v, back[k], data)
-			}
+			require.True(t, sameJSON(v, back[k]), "key %q: validator saw %#v, tool got %#v (args %q)", k, v, back[k], data)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 )
 
@@ -32,9 +34,7 @@ func newSearch() tool.AnyTool {
 func newRegistry(t *testing.T, tools ...tool.Definer) *tool.Registry[struct{}] {
 	t.Helper()
 	r := tool.NewRegistry[struct{}](nil)
-	if err := r.Add(tools...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Add(tools...))
 	return r
 }
 
@@ -47,18 +47,27 @@ func call(r *tool.Registry[struct{}], name, args string) *tool.Result {
 func checkModelText(t *testing.T, res *tool.Result) {
 	t.Helper()
 	txt := res.Text()
-	if len(txt) > 16<<10 {
-		t.Errorf("model text is %d bytes", len(txt))
-	}
+	assert.LessOrEqual(t, len(txt), 16<<10, "model text size")
 	for _, r := range txt {
 		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
-			t.Errorf("model text holds raw control %U: %q", r, txt)
+			assert.Failf(t, "raw control character", "model text holds raw control %U: %q", r, txt)
 			return
 		}
 	}
-	if strings.ContainsRune(txt, 0x1b) {
-		t.Errorf("model text holds ESC")
-	}
+	assert.NotContains(t, txt, "\x1b", "model text holds ESC")
 }
 
 func bytesReader(b []byte) *strings.Reader { return strings.NewReader(string(b)) }
+
+func registryWith(t *testing.T, opts *tool.RegistryOptions, tools ...tool.Definer) *tool.Registry[struct{}] {
+	t.Helper()
+	r := tool.NewRegistry[struct{}](opts)
+	require.NoError(t, r.Add(tools...))
+	return r
+}
+
+type noArgs struct{}
+
+type point struct {
+	X int `json:"x"`
+}

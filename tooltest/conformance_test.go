@@ -3,13 +3,14 @@ package tooltest_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
 )
@@ -83,12 +84,9 @@ func TestConformanceCatches(t *testing.T) {
 			cmd.Env = append(os.Environ(), "TOOLTEST_BROKEN="+name)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				t.Fatalf("the suite passed a tool built to break %q:\n%s", bt.rule, out)
-			}
-			if !strings.Contains(string(out), "--- FAIL: TestConformanceCatches/") || !strings.Contains(string(out), strings.ReplaceAll(bt.rule, " ", "_")) {
-				t.Fatalf("the failure does not name the rule %q:\n%s", bt.rule, out)
-			}
+			require.ErrorAs(t, err, &exit, "the suite passed a tool built to break %q:\n%s", bt.rule, out)
+			require.Contains(t, string(out), "--- FAIL: TestConformanceCatches/", "the suite did not fail")
+			require.Contains(t, string(out), strings.ReplaceAll(bt.rule, " ", "_"), "the failure does not name the rule %q", bt.rule)
 		})
 	}
 }
@@ -103,9 +101,7 @@ func TestHarness(t *testing.T) {
 
 	type point struct{ X, Y int }
 	pt := tool.New(tool.Definition{Name: "pt", Description: "A point."}, func(context.Context, noArgs) (point, error) { return point{1, 2}, nil })
-	if got := tooltest.Decode[point](t, tooltest.Run(t, pt, `{}`, nil)); got != (point{1, 2}) {
-		t.Fatalf("Decode = %+v", got)
-	}
+	assert.Equal(t, point{1, 2}, tooltest.Decode[point](t, tooltest.Run(t, pt, `{}`, nil)))
 }
 
 func TestGoldenDefinitions(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
 )
@@ -32,19 +34,13 @@ func TestGenerateArgsAreValid(t *testing.T) {
 	tl := genTool()
 	for seed := range uint64(200) {
 		args, err := tooltest.GenerateArgs(tl.Definition().InputSchema, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res := tooltest.Run(t, tl, args, nil)
-		if res.Status != tool.StatusOK {
-			t.Fatalf("seed %d: generated %s, refused:\n%s", seed, args, tooltest.ModelView(res))
-		}
+		require.Equal(t, tool.StatusOK, res.Status, "seed %d: generated %s, refused:\n%s", seed, args, tooltest.ModelView(res))
 	}
 	a, _ := tooltest.GenerateArgs(tl.Definition().InputSchema, 7)
 	b, _ := tooltest.GenerateArgs(tl.Definition().InputSchema, 7)
-	if a != b {
-		t.Errorf("the same seed gave %s and %s", a, b)
-	}
+	assert.Equal(t, a, b, "the same seed gives the same arguments")
 }
 
 func TestMutationsAreRefused(t *testing.T) {
@@ -52,9 +48,7 @@ func TestMutationsAreRefused(t *testing.T) {
 	valid := `{"query":"abc","limit":5,"ratio":0.5,"lang":"go","path":"a/b","tags":["x"],"strict":true,"inner":{"n":-2}}`
 	tooltest.WantOK(t, tooltest.Run(t, tl, valid, nil))
 	muts, err := tooltest.Mutations(tl.Definition().InputSchema, valid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, m := range muts {
 		names = append(names, m.Name)
@@ -64,13 +58,10 @@ func TestMutationsAreRefused(t *testing.T) {
 	for _, want := range []string{"unknown key", "/limit: below minimum", "/limit: above maximum", "/limit: fraction",
 		"/query: too long", "/query: too short", "/lang: outside enum", "/tags: too many items", "/query: required key missing",
 		"/strict: wrong type", "/inner: null"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("no mutation %q among:\n%s", want, all)
-		}
+		assert.Contains(t, all, want, "no such mutation")
 	}
-	if _, err := tooltest.Mutations(json.RawMessage(`{`), "{}"); err == nil {
-		t.Error("a broken schema gave no error")
-	}
+	_, err = tooltest.Mutations(json.RawMessage(`{`), "{}")
+	assert.Error(t, err, "a broken schema")
 }
 
 // FuzzEcho shows the one-line fuzz target.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
 )
@@ -29,9 +31,7 @@ func TestUpdatingFollowsEitherFlag(t *testing.T) {
 			if tc.set != "" {
 				setFlag(t, tc.set, "true")
 			}
-			if got := tooltest.Updating(); got != tc.want {
-				t.Fatalf("Updating() = %v with %q set, want %v", got, tc.set, tc.want)
-			}
+			assert.Equal(t, tc.want, tooltest.Updating(), "Updating() with %q set", tc.set)
 		})
 	}
 }
@@ -42,9 +42,8 @@ func TestGoldenDefinitionsWritesWhenUpdating(t *testing.T) {
 
 	setFlag(t, "update", "true")
 	tooltest.GoldenDefinitions(t, defs, path)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("-update did not write the golden file: %v", err)
-	}
+	_, err := os.Stat(path)
+	require.NoError(t, err, "-update did not write the golden file")
 	setFlag(t, "update", "false")
 	tooltest.GoldenDefinitions(t, defs, path) // the file just written matches
 }
@@ -53,8 +52,6 @@ func TestGoldenDefinitionsWritesWhenUpdating(t *testing.T) {
 func setFlag(t *testing.T, name, value string) {
 	t.Helper()
 	old := flag.Lookup(name).Value.String()
-	if err := flag.Set(name, value); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, flag.Set(name, value))
 	t.Cleanup(func() { _ = flag.Set(name, old) })
 }

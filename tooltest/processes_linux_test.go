@@ -2,12 +2,11 @@ package tooltest_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
@@ -17,9 +16,7 @@ func TestTrackProcesses(t *testing.T) {
 		// Start a sleep that nobody stops: the check must fail this test.
 		cmd := exec.Command("sleep", "30")
 		cmd.Env = tooltest.TrackProcesses(t)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cmd.Start())
 		return
 	}
 	t.Run("a survivor fails the test", func(t *testing.T) {
@@ -27,24 +24,19 @@ func TestTrackProcesses(t *testing.T) {
 		cmd.Env = append(os.Environ(), "TOOLTEST_LEAK=1")
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
-		if !errors.As(err, &exit) || !strings.Contains(string(out), "(sleep 30) outlived the test") {
-			t.Fatalf("the leak was not reported (%v):\n%s", err, out)
-		}
+		require.ErrorAs(t, err, &exit, "the leak was not reported:\n%s", out)
+		require.Contains(t, string(out), "(sleep 30) outlived the test")
 	})
 	t.Run("a command that cleans up passes", func(t *testing.T) {
 		res, err := process.Run(context.Background(), process.Command{Path: "sh", Args: []string{"-c", "sleep 30 & echo ok"}, Env: tooltest.TrackProcesses(t)})
-		if err != nil || res.Stdout != "ok\n" {
-			t.Fatalf("process.Run = %+v, %v", res, err)
-		}
+		require.NoError(t, err)
+		require.Equal(t, "ok\n", res.Stdout)
 	})
 	t.Run("nested marks are both carried", func(t *testing.T) {
 		env := tooltest.TrackProcesses(t)
 		res, err := process.Run(context.Background(), process.Command{Path: "env", Env: env})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(res.Stdout, "TOOLTEST_PROCESS_MARK_") || !strings.Contains(res.Stdout, "TOOLBELT_PROCESS_TREE_") {
-			t.Fatalf("marks missing:\n%s", res.Stdout)
-		}
+		require.NoError(t, err)
+		require.Contains(t, res.Stdout, "TOOLTEST_PROCESS_MARK_")
+		require.Contains(t, res.Stdout, "TOOLBELT_PROCESS_TREE_")
 	})
 }

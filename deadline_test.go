@@ -36,13 +36,6 @@ func stubborn(name string, timeout, d time.Duration) tool.AnyTool {
 		})
 }
 
-func registryWith(t *testing.T, opts *tool.RegistryOptions, tools ...tool.Definer) *tool.Registry[struct{}] {
-	t.Helper()
-	r := tool.NewRegistry[struct{}](opts)
-	require.NoError(t, r.Add(tools...))
-	return r
-}
-
 func TestDeadlines(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -208,4 +201,39 @@ func TestNegativeTimeoutIsRejected(t *testing.T) {
 	err := r.Add(sleeper("t", -time.Second, 0))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "must not be negative")
+}
+
+func TestCancellation(t *testing.T) {
+	started := make(chan struct{})
+	slow := tool.New(tool.Definition{Name: "slow", Description: "waits"}, func(ctx context.Context, _ noArgs) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "finished anyway", nil // a tool that ignores the cancellation in its result
+	})
+	r := newRegistry(t, slow)
+
+	t.Run("before start", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
+		assert.Equal(t, tool.StatusCanceled, res.Status)
+		assert.Contains(t, res.Text(), "before it started")
+	})
+	t.Run("during the call never reports success", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		go func() { <-started; cancel(errors.New("user pressed stop")) }()
+		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
+		assert.Equal(t, tool.StatusCanceled, res.Status)
+		assert.True(t, res.IsError)
+		assert.NotContains(t, res.Text(), "user pressed stop", "the host's cause is host data")
+		assert.EqualError(t, res.Err, "user pressed stop", "the host view has it")
+		assert.NotContains(t, res.Text(), "finished anyway")
+	})
+	t.Run("deadline is a timeout", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+		defer cancel()
+		<-ctx.Done()
+		res := r.Call(ctx, struct{}{}, tool.Request{Name: "slow", Args: []byte(`{}`)})
+		assert.Equal(t, tool.StatusTimedOut, res.Status)
+	})
 }

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,6 +61,46 @@ func TestNullMeansAbsent(t *testing.T) {
 			if tt.check != nil {
 				tt.check(t)
 			}
+		})
+	}
+}
+
+// Keys that fold onto a declared property are refused at any depth, even
+// where the schema allows other keys (a tool decoding them with
+// encoding/json would read "Path" as "path"); distinct keys of a free-form
+// map pass, whatever their case.
+func TestFoldedKeys(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"kind":{"type":"string"},
+		"env":{"type":"object","additionalProperties":{"type":"string"}},
+		"opts":{"type":"object","properties":{"dry_run":{"type":"boolean"}}},
+		"items":{"type":"array","items":{"$ref":"#/$defs/item"}}},
+		"$defs":{"item":{"type":"object","properties":{"name":{"type":"string"}}}}}`
+	r := newRegistry(t, tool.NewRaw(tool.Definition{Name: "cfg", Description: "Configures.", InputSchema: []byte(schema)},
+		func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }))
+	tests := []struct {
+		name, args string
+		pointer    string // "" when the call must pass
+	}{
+		{"free-form map keys of any case", `{"env":{"Path":"a","PATH":"b","path":"c"}}`, ""},
+		{"undeclared key that folds onto nothing", `{"Other":1}`, ""},
+		{"top level", `{"Kind":"x"}`, "/Kind"},
+		{"kelvin sign", "{\"\u212aind\":\"x\"}", "/\u212aind"},
+		{"nested object", `{"opts":{"DRY_RUN":true}}`, "/opts/DRY_RUN"},
+		{"through a $ref in an array", `{"items":[{"name":"a"},{"Name":"b"}]}`, "/items/1/Name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(r, "cfg", tt.args)
+			if tt.pointer == "" {
+				require.Equal(t, tool.StatusOK, res.Status, res.Text())
+				return
+			}
+			require.Equal(t, tool.StatusInvalid, res.Status, res.Text())
+			var ae *tool.ArgsError
+			require.True(t, errors.As(res.Err, &ae))
+			assert.Equal(t, "case_folded_key", ae.Problems[0].Code)
+			assert.Equal(t, tt.pointer, ae.Problems[0].Pointer)
 		})
 	}
 }

@@ -1,0 +1,37 @@
+package tool_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/toolbelt-go/tool"
+)
+
+func TestPolicies(t *testing.T) {
+	in := func(s tool.Safety, tier tool.Tier, mode tool.RequireMode) tool.PolicyInput {
+		return tool.PolicyInput{Tool: "t", Safety: s, Tier: tier, Requirement: tool.Requirement{Mode: mode}}
+	}
+	cases := []struct {
+		in                                   tool.PolicyInput
+		askWrites, readOnly, allow, nonInter tool.Verdict
+	}{
+		{in(tool.SafetyReadOnly, 0, 0), tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.SafetyMutating, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyDestructive, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyNetwork, 0, 0), tool.VerdictAsk, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyMutating, tool.TierObserve, 0), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.SafetyReadOnly, tool.TierConfirm, 0), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyMutating, 0, tool.RequireAuto), tool.VerdictAllow, tool.VerdictDeny, tool.VerdictAllow, tool.VerdictAllow},
+		{in(tool.SafetyReadOnly, tool.TierObserve, tool.RequireAskAlways), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+		{in(tool.SafetyReadOnly, 0, tool.RequireScoped), tool.VerdictAsk, tool.VerdictAsk, tool.VerdictAllow, tool.VerdictDeny},
+	}
+	for _, c := range cases {
+		name := c.in.Safety.String() + "/" + c.in.Tier.String() + "/" + c.in.Requirement.Mode.String()
+		assert.Equal(t, c.askWrites, tool.AskForWritesPolicy().Decide(c.in), "ask-for-writes %s", name)
+		assert.Equal(t, c.readOnly, tool.ReadOnlyPolicy().Decide(c.in), "read-only %s", name)
+		assert.Equal(t, c.allow, tool.AllowAllPolicy().Decide(c.in), "allow-all %s", name)
+		assert.Equal(t, tool.VerdictDeny, tool.DenyAllPolicy().Decide(c.in), "deny-all %s", name)
+		assert.Equal(t, c.nonInter, tool.NonInteractive(nil).Decide(c.in), "non-interactive %s", name)
+	}
+}

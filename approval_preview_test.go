@@ -1,0 +1,47 @@
+package tool_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+func TestApprovalRequestAndPreview(t *testing.T) {
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce())
+	tooltest.WantOK(t, f.call("c1", "write_file", `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`))
+	req := f.approver.Requests()[0]
+	assert.Equal(t, "write_file", req.Tool)
+	assert.Equal(t, "Write a file", req.DisplayName)
+	assert.Equal(t, "c1", req.CallID)
+	assert.Equal(t, tool.SafetyMutating, req.Safety)
+	assert.JSONEq(t, `{"content":"package main\n\nfunc main() { run() }\n","path":"main.go"}`, string(req.Args))
+	assert.True(t, strings.HasPrefix(string(req.Args), `{"content"`), "canonical: keys sorted")
+	assert.Equal(t, "Edit main.go", req.Preview.Title)
+	require.Len(t, req.Preview.Edits, 1)
+	assert.Equal(t, "@@ line 1\n  package main\n  \n- func main() {}\n+ func main() { run() }\n", req.Preview.Edits[0].Diff())
+
+	// Describe failing or panicking degrades to a basic preview.
+	tooltest.WantOK(t, f.call("c2", "write_file", `{"path":"broken","content":"x"}`))
+	tooltest.WantOK(t, f.call("c3", "write_file", `{"path":"panics","content":"x"}`))
+	for _, r := range f.approver.Requests()[1:3] {
+		assert.True(t, r.Preview.Basic)
+		assert.Equal(t, "Write a file", r.Preview.Title)
+		assert.Contains(t, r.Preview.Summary, `"content":"x"`)
+	}
+
+	// What the approver reads cannot be spoofed.
+	spoof := `main.go\u202e\u200boG.niam\u001b[2J`
+	tooltest.WantOK(t, f.call("c4", "write_file", `{"path":"`+spoof+`","content":"a\u2066b"}`))
+	r := f.approver.Requests()[3]
+	for _, s := range []string{r.Preview.Title, r.Preview.Edits[0].Path, r.Preview.Edits[0].New, r.ArgsText} {
+		for _, bad := range []string{"\u202e", "\u200b", "\u2066", "\x1b"} {
+			assert.NotContains(t, s, bad, "in %q", s)
+		}
+	}
+	assert.Contains(t, r.Preview.Title, `\u202e`)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/toolbelt-go/tool/internal/canon"
 	"github.com/toolbelt-go/tool/internal/plan"
@@ -51,6 +52,18 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	}
 	return pf
 }
+
+// What preflight discovers of a typed tool through As: its compiled schema,
+// and how it decodes its arguments, so that the value preflight validated
+// is decoded once, in preflight, and handed to the tool (Call.preparedBy).
+type (
+	schemaProvider interface{ compiledSchema() *schema.Schema }
+	preparer       interface {
+		prepare(v any) (any, error)
+		inType() reflect.Type
+		fresh() (any, reflect.Value)
+	}
+)
 
 // argsState is preflight's part of a call's state: the arguments, and what
 // preflight made of them.

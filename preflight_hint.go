@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math/big"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -252,14 +251,4 @@ func stringsOf(vals []any) []string {
 		}
 	}
 	return out
-}
-
-// joinLimited joins up to n items, noting how many more there were.
-func joinLimited(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	shown := append([]string(nil), items[:n]...)
-	sort.Strings(shown)
-	return strings.Join(shown, ", ") + " (and " + strconv.Itoa(len(items)-n) + " more)"
 }

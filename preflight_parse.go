@@ -99,10 +99,3 @@ func syntaxProblem(e *jsonparse.Error) *Problem {
 	}
 	return p
 }
-
-func showPointer(p string) string {
-	if p == "" {
-		return "the top level"
-	}
-	return text.Clean(text.Cut(p, 200))
-}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -384,4 +385,21 @@ func spillGone(err error) *Error {
 func spillUnreadable(err error) *Error {
 	return &Error{Message: "the cut output cannot be read right now",
 		Hint: "try again shortly; if it keeps failing, call the tool that produced it again", Cause: err}
+}
+
+// joinLimited joins up to n items, noting how many more there were.
+func joinLimited(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	shown := append([]string(nil), items[:n]...)
+	sort.Strings(shown)
+	return strings.Join(shown, ", ") + " (and " + strconv.Itoa(len(items)-n) + " more)"
+}
+
+func showPointer(p string) string {
+	if p == "" {
+		return "the top level"
+	}
+	return text.Clean(text.Cut(p, 200))
 }

@@ -32,52 +32,6 @@ type AnyTool interface {
 	Run(ctx context.Context, args json.RawMessage) (*Result, error)
 }
 
-// Adapt returns t as a Tool for registries with state type C. The state is
-// not passed to t. Optional interfaces of t stay visible through [As].
-func Adapt[C any](t AnyTool) Tool[C] {
-	return &adapted[C]{t: t}
-}
-
-type adapted[C any] struct{ t AnyTool }
-
-func (a *adapted[C]) Definition() Definition { return a.t.Definition() }
-func (a *adapted[C]) Unwrap() any            { return a.t }
-
-func (a *adapted[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) {
-	if r, ok := a.t.(preparedRunner); ok {
-		if in, ok := call.preparedBy(a.t); ok {
-			return r.runPrepared(ctx, in)
-		}
-	}
-	return a.t.Run(ctx, call.Args())
-}
-
-// Wrapper is implemented by tools that wrap another tool. Unwrap returns the
-// wrapped tool (a Tool[C] or an AnyTool); [As] follows it, so optional
-// interfaces of the wrapped tool stay visible through any wrapper that
-// implements Wrapper.
-type Wrapper interface {
-	Unwrap() any
-}
-
-// As finds the first tool in the chain t, t.Unwrap(), … that implements T,
-// the way errors.As walks an error chain. It is how the pipeline discovers
-// optional interfaces ([ArgsValidator] and those of later stages).
-func As[T any](t any) (T, bool) {
-	for i := 0; t != nil && i < 64; i++ {
-		if v, ok := t.(T); ok {
-			return v, true
-		}
-		w, ok := t.(Wrapper)
-		if !ok {
-			break
-		}
-		t = w.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
-
 // ArgsValidator is an optional interface: a tool that implements it adds
 // its own cheap check to preflight, after the schema check and before any
 // approval. It must not do I/O. args is the validated argument tree

@@ -167,19 +167,6 @@ func (t *typedFor[C, In, Out]) Run(ctx context.Context, call *Call[C]) (*Result,
 	return outResult(t.fn(ctx, call, *in))
 }
 
-// Internal interfaces the pipeline discovers through As.
-type (
-	schemaProvider interface{ compiledSchema() *schema.Schema }
-	preparer       interface {
-		prepare(v any) (any, error)
-		inType() reflect.Type
-		fresh() (any, reflect.Value)
-	}
-	preparedRunner interface {
-		runPrepared(ctx context.Context, prepared any) (*Result, error)
-	}
-)
-
 // outResult builds the result of a typed function.
 func outResult[Out any](out Out, err error) (*Result, error) {
 	if err != nil && !isNil(err) {

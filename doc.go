@@ -39,7 +39,9 @@
 // [Registry.Call] runs lookup (exact name; an unknown name gets the closest
 // ones back), recover (a panic, even runtime.Goexit, becomes a result),
 // preflight, the middlewares added with [Registry.Use] (first outermost),
-// then the tool on a goroutine of its own. Preflight reads the arguments
+// the seal (what changed after approval does not run), the deadline, then
+// the tool on a goroutine of its own, and output. The file pipeline.go is
+// that list, one line per stage. Preflight reads the arguments
 // once, strictly (duplicate or case-folded keys, invalid UTF-8, trailing
 // data and anything past [Limits] are refused), fills schema defaults,
 // validates against the schema, and decodes into the argument type exactly
@@ -64,8 +66,17 @@
 //
 // # Results
 //
+// A type that is a call ([Request], [Call], [CallInfo]) names the call's
+// fields ID and Name; a type that is about a call ([Result], [Event],
+// [ApprovalRequest], [PolicyInput], [ArgsError]) names them CallID and
+// Tool.
+//
 // Every call produces one [*Result] with two views: the model view
 // (Content, Structured, IsError), escaped and bounded, and the host view
 // (Status, Err, timings) that never reaches the model. Tool errors can
-// carry guidance for the model; see [Error].
+// carry guidance for the model; see [Error]. The host view's Err says why
+// a call did not succeed the same way in every stage: a sentinel found with
+// errors.Is ([ErrDenied], [ErrCursorRefused], …) for a cause without data
+// of its own, a type found with errors.As ([*ArgsError], [*PanicError],
+// [*TimeoutError]) for one with.
 package tool

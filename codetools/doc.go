@@ -7,7 +7,7 @@
 //	ws, err := workspace.Open(repo, nil) // the guard: .git, .env, keys denied
 //	if err != nil { ... }
 //	defer ws.Close()
-//	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpill(0)})
+//	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 //	reg.MustAdd(codetools.New(ws, nil).Tools()...)
 //	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: askTheUser}))
 //

@@ -26,7 +26,7 @@ func ExampleObserver() {
 	// Output:
 	// level=INFO msg="tool call" tool=greet call_id=call_1 status=ok
 	// level=WARN msg="tool call" tool=greet call_id=call_2 status=invalid error="invalid arguments: /name required, /nmae unknown_key"
-	// level=WARN msg="tool call" tool=great call_id=call_3 status=unknown_tool error="unknown tool \"great\""
+	// level=WARN msg="tool call" tool=great call_id=call_3 status=unknown_tool error="tool: unknown tool \"great\""
 }
 
 // The calls that pass preflight, logged with their context and, as asked

@@ -223,7 +223,7 @@ func TestPreflightIsBoundedInTime(t *testing.T) {
 		start := time.Now()
 		res := r.Call(ctx, struct{}{}, tool.Request{Name: "c", Args: []byte(args)})
 		assert.Equal(t, tool.StatusTimedOut, res.Status, res.Text())
-		assert.Less(t, time.Since(start), 2*time.Second, "the call ended with its context, not with the validation")
+		assert.Less(t, time.Since(start), 10*time.Second, "the call ended with its context, not with the validation")
 		assert.Empty(t, rec.last())
 		assert.LessOrEqual(t, r.Stats().HooksAbandoned, int64(1), "a validation left running is counted (none if the call ended before it started)")
 		require.Eventually(t, func() bool { return r.Stats().HooksRunning == 0 }, 30*time.Second, 10*time.Millisecond,

@@ -133,7 +133,7 @@ func TestFailuresAfterTheToolRanAreNotCrashes(t *testing.T) {
 			tooltest.WantOK(t, res)
 			assert.Contains(t, res.Text(), "bytes cut here", "the plain cut")
 			assert.NotContains(t, res.Text(), "read_output", "no cursor to data that was not kept")
-			assert.Less(t, time.Since(start), 2*time.Second)
+			assert.Less(t, time.Since(start), 10*time.Second)
 		})
 	}
 }
@@ -158,7 +158,7 @@ func TestAStuckObserverDoesNotHangTheCall(t *testing.T) {
 	start := time.Now()
 	res := r.Call(context.Background(), struct{}{}, tool.Request{ID: "1", Name: "work"})
 	tooltest.WantOK(t, res)
-	assert.Less(t, time.Since(start), 2*time.Second, "the call returned although its observer was stuck")
+	assert.Less(t, time.Since(start), 10*time.Second, "the call returned although its observer was stuck")
 	assert.Equal(t, int64(1), r.Stats().ObserverTimeouts)
 	close(release)
 	require.Eventually(t, func() bool {
@@ -315,7 +315,7 @@ func TestHostHooksCannotHangACall(t *testing.T) {
 			start := time.Now()
 			res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "sh", Args: []byte(`{"command":"make"}`), Session: "s"})
 			tooltest.WantOK(t, res)
-			assert.Less(t, time.Since(start), 2*time.Second)
+			assert.Less(t, time.Since(start), 10*time.Second)
 			require.Equal(t, 1, approver.Asked(), "the approver was asked, with the hook's fallback")
 			if tt.check != nil {
 				tt.check(t, approver.Requests()[0])

@@ -54,6 +54,12 @@ type Command struct {
 	// keep its output pipes open (to finish writing) before they are
 	// killed. Zero means [DefaultPipeWait].
 	PipeWait time.Duration
+	// Sandbox, when set, confines the program and everything it starts
+	// to the paths and network it allows, on Linux; see [Sandbox]. Run
+	// fails, running nothing, when the sandbox cannot be made (another
+	// system, a kernel without Landlock and no usable bubblewrap): check
+	// [DetectSandbox] first to decide what to do then.
+	Sandbox *Sandbox
 }
 
 // DefaultKillGrace is the time between the terminate signal and the kill.
@@ -84,6 +90,11 @@ type Result struct {
 	// the program exited, until they were killed; output they would have
 	// written later is lost.
 	PipesHeld bool
+	// Sandbox is the mode that confined the program: SandboxNone without
+	// [Command.Sandbox]. Under bubblewrap, a program a signal ended is
+	// seen as the exit status 128 plus the signal's number, as a shell
+	// reports it, and reported as that signal.
+	Sandbox SandboxMode
 }
 
 // Run runs c until it exits or ctx is done, whichever comes first,
@@ -154,7 +165,22 @@ func Run(ctx context.Context, c Command) (*Result, error) {
 	if env == nil {
 		env = MinimalEnv()
 	}
+	var j *jail
+	if c.Sandbox != nil {
+		if j, err = c.Sandbox.build(c.Dir); err != nil {
+			return nil, sandboxError(name, c.Path, err)
+		}
+		defer j.release()
+		env = j.env(env)
+	}
 	env = append(env[:len(env):len(env)], tree.marker+"=1")
+	path, args, run := c.Path, c.Args, (*exec.Cmd).Start
+	if j != nil {
+		if path, args, err = j.program(c.Path, c.Args); err != nil {
+			return nil, startError(name, c.Path, err)
+		}
+		run = j.start
+	}
 
 	// The pipes are the program's own files: Wait then returns when the
 	// program exits, whoever else holds them, and the readers here decide
@@ -164,13 +190,13 @@ func Run(ctx context.Context, c Command) (*Result, error) {
 		return nil, startError(name, c.Path, err)
 	}
 	newCmd := func() *exec.Cmd {
-		cmd := exec.Command(c.Path, c.Args...)
+		cmd := exec.Command(path, args...)
 		cmd.Dir, cmd.Env = c.Dir, env
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = p.in.stdin(), p.outW, p.errW
 		return cmd
 	}
 	start := time.Now()
-	cmd, err := tree.start(newCmd)
+	cmd, err := tree.start(newCmd, run)
 	p.started(err == nil)
 	if err != nil {
 		return nil, startError(name, c.Path, err)
@@ -223,6 +249,13 @@ func Run(ctx context.Context, c Command) (*Result, error) {
 	res.Duration = time.Since(start)
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	res.Signal = exitSignal(cmd.ProcessState)
+	res.Sandbox = SandboxNone
+	if j != nil {
+		res.Sandbox = j.mode
+		if sig, ok := j.exitSignal(res.ExitCode); ok && res.Signal == "" {
+			res.ExitCode, res.Signal = -1, sig.String()
+		}
+	}
 	res.Stdout, res.StdoutDropped = stdout.String(), stdout.Dropped()
 	res.Stderr, res.StderrDropped = stderr.String(), stderr.Dropped()
 	if stopped {

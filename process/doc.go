@@ -46,6 +46,17 @@
 // toolbelt-<host PID>-<random> under the host's cgroup; the next host in
 // the same cgroup removes the empty ones.
 //
+// # Sandbox
+//
+// On Linux, [Command.Sandbox] confines a program and everything it starts
+// to the paths and network it allows, enforced by the kernel whatever the
+// program does: with bubblewrap's namespaces where bubblewrap can run,
+// else with Landlock and a seccomp filter; [DetectSandbox] says which this
+// machine offers, and why not the other. The guarantees above hold inside
+// a sandbox too. Elsewhere (macOS, Windows, a kernel without Landlock and
+// no usable bubblewrap), Run refuses a command with a Sandbox rather than
+// run it unconfined.
+//
 // A program's environment is [MinimalEnv] unless the host passes another:
 // a program cannot print the host's API keys for the model to read. The
 // errors of Run name the program by its base name, never its path,

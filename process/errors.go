@@ -99,6 +99,13 @@ func startError(name, path string, err error) error {
 		Cause: fmt.Errorf("process: %s could not start: %w", path, err)}
 }
 
+// sandboxError reports a command whose sandbox could not be made: the
+// model is told the command did not run, the host why.
+func sandboxError(name, path string, err error) error {
+	return &tool.Error{Message: name + " was not started: its sandbox could not be made",
+		Cause: fmt.Errorf("process: %s not started: %w", path, err)}
+}
+
 // notStartedError reports a command whose context ended before it started.
 func notStartedError(ctx context.Context, name, path string) error {
 	e := &tool.Error{Status: tool.StatusCanceled, Message: name + " was not started: the call was cancelled",

@@ -61,3 +61,28 @@ func ExampleNewCLI() {
 	// ok: -l
 	// true
 }
+
+// A command confined to a workspace: it may read and write there (and in
+// a private temporary directory), read the system's programs, and nothing
+// else; .env reads as empty; no network. Where no sandbox can be had,
+// Run refuses rather than run it unconfined.
+func ExampleSandbox() {
+	if sup := process.DetectSandbox(); sup.Mode == process.SandboxNone {
+		fmt.Println("no sandbox here:", sup.Err())
+		return
+	}
+	res, err := process.Run(context.Background(), process.Command{
+		Path: "go", Args: []string{"test", "./..."}, Dir: "/srv/checkout",
+		Sandbox: &process.Sandbox{
+			Write: []string{"/srv/checkout"},
+			Deny:  []string{"/srv/checkout/.env"},
+			Read:  []string{"/usr/local/go", "/home/me/go/pkg/mod"},
+			Temp:  true,
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Sandbox, res.ExitCode)
+}

@@ -15,3 +15,7 @@ func CgroupsWork() bool { return cgroupParent() != "" }
 
 // CgroupParent returns the directory in which commands' cgroups are made.
 func CgroupParent() string { return cgroupParent() }
+
+// DetectSandboxWith is DetectSandbox with the bubblewrap program given (""
+// for none), uncached.
+func DetectSandboxWith(bwrap string) SandboxSupport { return detectSandbox(bwrap) }

@@ -12,10 +12,10 @@ type cgroup struct{}
 
 // start starts the program as the leader of a new process group, so one
 // signal reaches it and every descendant that stays in the group.
-func (t *processTree) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (t *processTree) start(newCmd func() *exec.Cmd, run func(*exec.Cmd) error) (*exec.Cmd, error) {
 	cmd := newCmd()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := run(cmd); err != nil {
 		return nil, err
 	}
 	t.proc = cmd.Process

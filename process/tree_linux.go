@@ -14,20 +14,22 @@ import (
 //
 // When neither start works, the program itself could not start (not
 // found, not executable), and the error says so.
-func (t *processTree) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+//
+// run starts a command: exec.Cmd.Start, or a sandbox's start.
+func (t *processTree) start(newCmd func() *exec.Cmd, run func(*exec.Cmd) error) (*exec.Cmd, error) {
 	cmd := newCmd()
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	cmd.SysProcAttr = attr
 	if t.cg = newCgroup(); t.cg != nil {
 		attr.UseCgroupFD, attr.CgroupFD = true, t.cg.fd
 	}
-	err := cmd.Start()
+	err := run(cmd)
 	if first := err; err != nil && t.cg != nil {
 		t.cg.remove()
 		t.cg = nil
 		cmd = newCmd()
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err = cmd.Start(); err == nil && !errors.Is(first, syscall.EAGAIN) && !errors.Is(first, syscall.ENOMEM) {
+		if err = run(cmd); err == nil && !errors.Is(first, syscall.EAGAIN) && !errors.Is(first, syscall.ENOMEM) {
 			cgroupOff.Store(true) // not a passing shortage: the cgroup was the problem
 		}
 	}

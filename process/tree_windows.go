@@ -14,10 +14,10 @@ type cgroup struct{}
 
 // start starts the program in a new process group, so console control
 // events meant for the host do not reach it.
-func (t *processTree) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (t *processTree) start(newCmd func() *exec.Cmd, run func(*exec.Cmd) error) (*exec.Cmd, error) {
 	cmd := newCmd()
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
-	if err := cmd.Start(); err != nil {
+	if err := run(cmd); err != nil {
 		return nil, err
 	}
 	t.proc = cmd.Process

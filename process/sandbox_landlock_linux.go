@@ -1,0 +1,349 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock restricts the thread that calls landlock_restrict_self, and
+// what that thread starts. Run cannot restrict itself, so it restricts a
+// thread of its own: a goroutine locked to its OS thread applies the
+// restrictions (no new privileges, no capabilities, the Landlock ruleset,
+// the seccomp filter) to that thread alone and starts the program from it;
+// the child inherits them with the thread's credentials. The goroutine then
+// returns without unlocking, which ends the thread, so no other goroutine
+// ever runs restricted; the runtime starts new threads from a clean
+// template thread, never from a locked one. This costs one thread instead
+// of re-executing a Go binary in between (a runtime start per command).
+
+// landlockVersion returns the kernel's Landlock ABI version.
+func landlockVersion() (int, error) {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	switch {
+	case errno == unix.ENOSYS:
+		return 0, errors.New("the kernel has no Landlock (Linux 5.13 or later, built with CONFIG_SECURITY_LANDLOCK)")
+	case errno == unix.EOPNOTSUPP:
+		return 0, errors.New("the kernel has Landlock but it is off (add landlock to the lsm= boot parameter)")
+	case errno != 0:
+		return 0, fmt.Errorf("landlock_create_ruleset: %w", errno)
+	}
+	return int(v), nil
+}
+
+// Access rights, by the ABI version that introduced them.
+const (
+	llRead = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	llABI1 = llRead | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR |
+		unix.LANDLOCK_ACCESS_FS_MAKE_REG | unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
+		unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK | unix.LANDLOCK_ACCESS_FS_MAKE_SYM
+	// llFile are the rights that apply to a file (the others need a
+	// directory).
+	llFile = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	llDevice = unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE
+)
+
+// llHandled returns the file-system rights an ABI version knows: the
+// ruleset handles (denies unless granted) all of them.
+func llHandled(abi int) uint64 {
+	r := uint64(llABI1)
+	if abi >= 2 {
+		r |= unix.LANDLOCK_ACCESS_FS_REFER
+	}
+	if abi >= 3 {
+		r |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	}
+	if abi >= 5 {
+		r |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	}
+	return r
+}
+
+// llDevices are the device files every program may read and write.
+var llDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// rulesetBuilder adds rules to a Landlock ruleset.
+type rulesetBuilder struct {
+	fd      int
+	handled uint64
+	err     error
+}
+
+// add grants rights on path and everything beneath it; a path that does
+// not exist is skipped.
+func (b *rulesetBuilder) add(path string, rights uint64) {
+	if b.err != nil {
+		return
+	}
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		rights &= llFile
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights & b.handled, Parent_fd: int32(fd)}
+	if attr.Allowed_access == 0 {
+		return
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(b.fd), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		b.err = fmt.Errorf("process: sandbox: Landlock rule for %s: %w", path, errno)
+	}
+}
+
+// addExcept grants rights on path and beneath it, except on the hidden
+// paths: Landlock only grants, so a directory with a hidden path below it
+// gets only the right to list it, and each of its entries is granted on
+// its own, recursively. Symbolic links among the entries are not granted
+// anything (a grant would reach their target); what they lead to is
+// reached through its own grants.
+func (b *rulesetBuilder) addExcept(path string, rights uint64, hidden []string) {
+	if slices.ContainsFunc(hidden, func(h string) bool { return within(h, path) }) {
+		return
+	}
+	if !slices.ContainsFunc(hidden, func(h string) bool { return within(path, h) }) {
+		b.add(path, rights)
+		return
+	}
+	b.add(path, unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		b.addExcept(filepath.Join(path, e.Name()), rights, hidden)
+	}
+}
+
+func (j *jail) buildLandlock(sp sandboxPaths) error {
+	abi, err := landlockVersion()
+	if err != nil {
+		return fmt.Errorf("process: sandbox: %w", err)
+	}
+	handled := llHandled(abi)
+	attr := unix.LandlockRulesetAttr{Access_fs: handled}
+	size := unsafe.Sizeof(attr)
+	switch {
+	case abi >= 6:
+		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+		fallthrough
+	case abi >= 4:
+		if !j.network {
+			attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		}
+	}
+	if abi < 4 {
+		size = unsafe.Offsetof(attr.Access_net) // the kernel knows only the first field
+	} else if abi < 6 {
+		size = unsafe.Offsetof(attr.Scoped)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return fmt.Errorf("process: sandbox: Landlock ruleset: %w", errno)
+	}
+	j.ruleset = int(fd)
+	b := &rulesetBuilder{fd: j.ruleset, handled: handled}
+
+	var hidden []string
+	for _, p := range sp.deny {
+		hidden = append(hidden, p.real)
+	}
+	for _, p := range sp.system {
+		b.addExcept(p.real, llRead, hidden)
+	}
+	for _, p := range sp.read {
+		b.addExcept(p.real, llRead, hidden)
+	}
+	for _, p := range sp.write {
+		// Deny and ReadOnly under a writable directory cannot be kept:
+		// see the Sandbox documentation.
+		b.add(p.real, handled)
+	}
+	if j.tmp != "" {
+		b.add(j.tmp, handled)
+	}
+	for _, d := range llDevices {
+		b.add(d, llDevice)
+	}
+	b.add("/proc", unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	return b.err
+}
+
+// startLandlocked starts cmd from a thread restricted as the program must
+// be (see the top of this file).
+func (j *jail) startLandlocked(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := j.restrictThread(); err != nil {
+			errc <- err
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
+}
+
+// restrictThread applies the sandbox to the calling thread.
+func (j *jail) restrictThread() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("process: sandbox: no_new_privs: %w", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(j.ruleset), 0, 0); errno != 0 {
+		return fmt.Errorf("process: sandbox: Landlock: %w", errno)
+	}
+	return installFilter(j.network, j.writes)
+}
+
+// dropCapabilities empties the thread's capability bounding set and its
+// capabilities, so that a program running as root gets none: execve
+// gives root every capability left in the bounding set. An ordinary user
+// may not change the bounding set, and needs not: without capabilities to
+// start with, a program gains none under no_new_privs.
+func dropCapabilities() error {
+	if os.Geteuid() == 0 {
+		for c := 0; c <= capLast(); c++ {
+			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+				return fmt.Errorf("process: sandbox: dropping capability %d: %w", c, err)
+			}
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("process: sandbox: capset: %w", err)
+	}
+	return nil
+}
+
+// capLast is the highest capability the kernel knows.
+func capLast() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return unix.CAP_LAST_CAP
+	}
+	n := 0
+	for _, c := range strings.TrimSpace(string(b)) {
+		if c < '0' || c > '9' {
+			return unix.CAP_LAST_CAP
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// installFilter installs a seccomp filter on the thread. Without network
+// it refuses every socket but a Unix one (and io_uring, which can make
+// sockets too): Landlock restricts TCP only. For a program that may write
+// nowhere it refuses the metadata changes Landlock cannot restrict
+// (modes, owners, times, extended attributes), which a program could
+// otherwise make to any file it can reach. Programs of another
+// architecture (32-bit ones on a 64-bit kernel) could reach socketcall;
+// every one of their system calls is refused instead.
+func installFilter(network, writes bool) error {
+	if auditArch == 0 || network && writes {
+		return nil // nothing to refuse, or no filter on this architecture
+	}
+	var deny []uint32
+	if !writes {
+		deny = metadataCalls
+	}
+	if !network {
+		deny = append(deny, uint32(unix.SYS_IO_URING_SETUP))
+	}
+	prog := seccompProgram(deny, !network)
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
+		return fmt.Errorf("process: sandbox: seccomp: %w", err)
+	}
+	runtime.KeepAlive(prog)
+	return nil
+}
+
+// seccompProgram assembles the filter: the system calls in deny fail with
+// EACCES, and, with unixOnly, socket(2) for any family but AF_UNIX.
+func seccompProgram(deny []uint32, unixOnly bool) []unix.SockFilter {
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+
+		offNr   = 0  // seccomp_data.nr
+		offArch = 4  // seccomp_data.arch
+		offArg0 = 16 // seccomp_data.args[0], its low half on little-endian machines
+	)
+	// Jumps go forward (BPF has no other kind) to one of the blocks at the
+	// end, by label; the offsets are filled in once the blocks are placed.
+	const (
+		next = iota // the following instruction
+		allow
+		refuse // EACCES
+		absent // ENOSYS: another architecture's call
+		socket // look at socket(2)'s family
+		other  // socket(2) for another family: refused
+	)
+	type jump struct{ at, t, f int }
+	var prog []unix.SockFilter
+	var jumps []jump
+	emit := func(code uint16, k uint32, t, f int) {
+		jumps = append(jumps, jump{len(prog), t, f})
+		prog = append(prog, unix.SockFilter{Code: code, K: k})
+	}
+	emit(ld, offArch, next, next)
+	emit(jeq, auditArch, next, absent)
+	emit(ld, offNr, next, next)
+	emit(jge, x32Bit, absent, next)
+	for _, nr := range deny {
+		emit(jeq, nr, refuse, next)
+	}
+	if unixOnly {
+		emit(jeq, uint32(unix.SYS_SOCKET), socket, next)
+	}
+	at := map[int]int{}
+	at[allow] = len(prog)
+	emit(ret, unix.SECCOMP_RET_ALLOW, next, next)
+	at[refuse] = len(prog)
+	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES)), next, next)
+	at[absent] = len(prog)
+	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)), next, next)
+	at[socket] = len(prog)
+	emit(ld, offArg0, next, next)
+	emit(jeq, unix.AF_UNIX, next, other)
+	emit(ret, unix.SECCOMP_RET_ALLOW, next, next)
+	at[other] = len(prog)
+	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES)), next, next)
+	for _, j := range jumps {
+		offset := func(label int) uint8 {
+			if label == next {
+				return 0
+			}
+			return uint8(at[label] - j.at - 1)
+		}
+		prog[j.at].Jt, prog[j.at].Jf = offset(j.t), offset(j.f)
+	}
+	return prog
+}

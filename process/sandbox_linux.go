@@ -1,0 +1,393 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DetectSandbox reports which [Sandbox] modes work on this machine, trying
+// each once per process: bubblewrap by running a program in the
+// namespaces Run would make, Landlock by asking the kernel its version.
+func DetectSandbox() SandboxSupport { return detected() }
+
+var detected = sync.OnceValue(func() SandboxSupport {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		bwrap = ""
+	}
+	return detectSandbox(bwrap)
+})
+
+// detectSandbox is DetectSandbox with the bubblewrap program given ("" for
+// none), for tests.
+func detectSandbox(bwrap string) SandboxSupport {
+	var s SandboxSupport
+	s.LandlockABI, s.Landlock = landlockVersion()
+	switch {
+	case bwrap == "":
+		s.Bubblewrap = errors.New("bubblewrap is not installed (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)")
+	default:
+		if s.Bubblewrap = probeBubblewrap(bwrap); s.Bubblewrap == nil {
+			s.bwrap = bwrap
+		}
+	}
+	switch {
+	case s.Bubblewrap == nil:
+		s.Mode = SandboxBubblewrap
+	case s.Landlock == nil:
+		s.Mode = SandboxLandlock
+	default:
+		s.Mode = SandboxNone
+	}
+	return s
+}
+
+// probeBubblewrap runs a program in the namespaces a sandbox makes.
+func probeBubblewrap(bwrap string) error {
+	prog, err := exec.LookPath("true")
+	if err != nil {
+		prog = "/bin/sh"
+	}
+	args := append(bwrapBase(false), "--ro-bind", "/", "/", "--", prog)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bwrap, args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 300 {
+			msg = msg[:300]
+		}
+		return fmt.Errorf("bubblewrap (%s) cannot make a sandbox here: %v: %s", bwrap, err, msg)
+	}
+	return nil
+}
+
+// bwrapBase are the options of every bubblewrap sandbox: new namespaces of
+// every kind (the network's only without network), a new session (no
+// terminal to inject keystrokes into), death with Run's process (the
+// sandbox's PID namespace, and so every process in it, dies with it), and
+// no capabilities, which root would otherwise keep.
+func bwrapBase(network bool) []string {
+	args := []string{"--die-with-parent", "--new-session", "--unshare-all"}
+	if network {
+		args = append(args, "--share-net")
+	}
+	if os.Geteuid() == 0 {
+		args = append(args, "--cap-drop", "ALL")
+	}
+	return args
+}
+
+// jail is a sandbox built for one command.
+type jail struct {
+	mode    SandboxMode
+	private string   // a directory of Run's own: the temporary directory, the masks
+	tmp     string   // the program's temporary directory on the host; "" without Temp
+	visible []string // the host paths the program can see, real
+	bwrap   string
+	args    []string // bubblewrap's options, before "--"
+	ruleset int      // Landlock's, or -1
+	network bool
+	writes  bool // the program may write somewhere
+}
+
+// sandboxPath is a path the sandbox names: as given, and with its links
+// resolved.
+type sandboxPath struct {
+	given, real string
+	dir         bool
+}
+
+// resolve keeps the paths that exist, with their links resolved; globs are
+// expanded when glob is set.
+func resolve(paths []string, glob bool) []sandboxPath {
+	var out []sandboxPath
+	add := func(p string) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return
+		}
+		out = append(out, sandboxPath{given: filepath.Clean(p), real: real, dir: fi.IsDir()})
+	}
+	for _, p := range paths {
+		if glob && strings.ContainsAny(p, "*?[") {
+			matches, _ := filepath.Glob(p)
+			for _, m := range matches {
+				add(m)
+			}
+			continue
+		}
+		add(p)
+	}
+	return out
+}
+
+// build makes the sandbox for a program that runs in dir.
+func (s *Sandbox) build(dir string) (_ *jail, err error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	mode := s.Mode
+	if mode == SandboxAuto {
+		sup := DetectSandbox()
+		if mode = sup.Mode; mode == SandboxNone {
+			return nil, sup.Err()
+		}
+	}
+	j := &jail{mode: mode, ruleset: -1, network: s.Network, writes: s.Temp || len(s.Write) > 0}
+	if j.private, err = os.MkdirTemp("", "toolbelt-sandbox-"); err != nil {
+		return nil, fmt.Errorf("process: sandbox: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			j.release()
+		}
+	}()
+	if s.Temp {
+		j.tmp = filepath.Join(j.private, "tmp")
+		if err := os.Mkdir(j.tmp, 0o700); err != nil {
+			return nil, fmt.Errorf("process: sandbox: %w", err)
+		}
+	}
+	system := s.System
+	if system == nil {
+		system = DefaultSystemPaths
+	}
+	systemDeny := s.SystemDeny
+	if systemDeny == nil {
+		systemDeny = DefaultSystemDeny
+	}
+	sp := sandboxPaths{
+		system:   resolveSystem(system),
+		read:     resolve(s.Read, false),
+		write:    resolve(s.Write, false),
+		readOnly: resolve(s.ReadOnly, false),
+		deny:     append(resolve(systemDeny, true), resolve(s.Deny, false)...),
+	}
+	for _, list := range [][]sandboxPath{sp.system, sp.read, sp.write} {
+		for _, p := range list {
+			j.visible = append(j.visible, p.real)
+		}
+	}
+	if j.tmp != "" {
+		j.visible = append(j.visible, j.tmp)
+	}
+	if dir != "" {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || !j.sees(real) {
+			return nil, fmt.Errorf("process: sandbox: the working directory %s is not among the paths the sandbox shows", dir)
+		}
+	}
+	switch mode {
+	case SandboxBubblewrap:
+		err = j.buildBubblewrap(sp, dir)
+	case SandboxLandlock:
+		err = j.buildLandlock(sp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+type sandboxPaths struct {
+	system, read, write, readOnly, deny []sandboxPath
+}
+
+// resolveSystem is resolve for system paths, keeping symbolic links as
+// they are (merged /usr: /bin is a link to usr/bin).
+func resolveSystem(paths []string) []sandboxPath {
+	var out []sandboxPath
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			out = append(out, resolve([]string{p}, false)...)
+			continue
+		}
+		out = append(out, sandboxPath{given: p, real: p, dir: fi.IsDir()})
+	}
+	return out
+}
+
+// sees reports whether the program can see the host path real.
+func (j *jail) sees(real string) bool {
+	return slices.ContainsFunc(j.visible, func(v string) bool { return within(v, real) })
+}
+
+// env returns the program's environment in the sandbox: TMPDIR names its
+// temporary directory, or is dropped when it has none (the host's is
+// not there).
+func (j *jail) env(env []string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(e string) bool { return strings.HasPrefix(e, "TMPDIR=") })
+	switch {
+	case j.tmp != "" && j.mode == SandboxBubblewrap:
+		out = append(out, "TMPDIR=/tmp")
+	case j.tmp != "":
+		out = append(out, "TMPDIR="+j.tmp)
+	}
+	return out
+}
+
+// program returns the path and arguments that start the program in the
+// sandbox.
+func (j *jail) program(path string, args []string) (string, []string, error) {
+	if !strings.Contains(path, "/") {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return "", nil, err
+		}
+		path = found
+	}
+	if filepath.IsAbs(path) {
+		if real, err := filepath.EvalSymlinks(path); err == nil && !j.sees(real) {
+			return "", nil, fmt.Errorf("%s: %w: it is outside the paths the sandbox shows", path, fs.ErrNotExist)
+		}
+	}
+	if j.mode != SandboxBubblewrap {
+		return path, args, nil
+	}
+	return j.bwrap, slices.Concat(j.args, []string{"--", path}, args), nil
+}
+
+// start starts cmd in the sandbox.
+func (j *jail) start(cmd *exec.Cmd) error {
+	if j.mode == SandboxLandlock {
+		return j.startLandlocked(cmd)
+	}
+	return cmd.Start()
+}
+
+// exitSignal reads the status bubblewrap passes on for a program a signal
+// ended, 128 plus the signal's number, as a shell reports it.
+func (j *jail) exitSignal(code int) (syscall.Signal, bool) {
+	if j.mode != SandboxBubblewrap || code <= 128 || code > 128+64 {
+		return 0, false
+	}
+	return syscall.Signal(code - 128), true
+}
+
+// release removes what build made.
+func (j *jail) release() {
+	if j.ruleset >= 0 {
+		syscall.Close(j.ruleset)
+		j.ruleset = -1
+	}
+	if j.private != "" {
+		os.RemoveAll(j.private)
+	}
+}
+
+func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
+	sup := DetectSandbox()
+	if sup.Bubblewrap != nil {
+		return fmt.Errorf("process: sandbox: %w", sup.Bubblewrap)
+	}
+	j.bwrap = sup.bwrap
+	empty := filepath.Join(j.private, "empty")
+	emptyDir := filepath.Join(j.private, "empty.d")
+	if err := os.WriteFile(empty, nil, 0o444); err != nil {
+		return fmt.Errorf("process: sandbox: %w", err)
+	}
+	if err := os.Mkdir(emptyDir, 0o555); err != nil {
+		return fmt.Errorf("process: sandbox: %w", err)
+	}
+
+	// Every mount comes after the mounts of the directories above it
+	// (bubblewrap mounts in order); at one path, a deny mask last.
+	type mount struct {
+		op, src, dst string
+		rank         int
+	}
+	var mounts []mount
+	bound := func(dst string) bool {
+		return slices.ContainsFunc(mounts, func(m mount) bool { return m.op != "--symlink" && within(m.dst, dst) && m.dst != dst })
+	}
+	bind := func(op string, p sandboxPath, rank int) {
+		mounts = append(mounts, mount{op, p.real, p.real, rank})
+	}
+	for _, p := range sp.system {
+		if p.given != p.real {
+			// A link such as /bin -> usr/bin is made again as a link.
+			if target, err := os.Readlink(p.given); err == nil {
+				mounts = append(mounts, mount{"--symlink", target, p.given, 0})
+			}
+			continue
+		}
+		bind("--ro-bind", p, 0)
+	}
+	if j.tmp != "" {
+		mounts = append(mounts, mount{"--bind", j.tmp, "/tmp", 0})
+	}
+	for _, p := range sp.read {
+		bind("--ro-bind", p, 1)
+	}
+	for _, p := range sp.write {
+		bind("--bind", p, 1)
+	}
+	for _, p := range sp.readOnly {
+		if j.sees(p.real) {
+			bind("--ro-bind", p, 2)
+		}
+	}
+	for _, p := range sp.deny {
+		if !j.sees(p.real) {
+			continue // not there anyway
+		}
+		src := empty
+		if p.dir {
+			src = emptyDir
+		}
+		mounts = append(mounts, mount{"--ro-bind", src, p.real, 3})
+	}
+	// A path given through a link (a workspace under /var/run) is reached
+	// through the same link inside.
+	for _, list := range [][]sandboxPath{sp.read, sp.write} {
+		for _, p := range list {
+			if p.given != p.real && !bound(p.given) && !j.sees(p.given) {
+				mounts = append(mounts, mount{"--symlink", p.real, p.given, 4})
+			}
+		}
+	}
+	depth := func(p string) int { return strings.Count(p, "/") }
+	slices.SortStableFunc(mounts, func(a, b mount) int {
+		if d := depth(a.dst) - depth(b.dst); d != 0 {
+			return d
+		}
+		return a.rank - b.rank
+	})
+	args := bwrapBase(j.network)
+	args = append(args, "--dev", "/dev", "--proc", "/proc")
+	for _, m := range mounts {
+		args = append(args, m.op, m.src, m.dst)
+	}
+	// The sandbox's own root, where bubblewrap made the mount points,
+	// is read-only too: a command writes only where it may.
+	args = append(args, "--remount-ro", "/")
+	if dir != "" {
+		real, _ := filepath.EvalSymlinks(dir) // checked by build
+		args = append(args, "--chdir", real)
+	}
+	j.args = args
+	return nil
+}

@@ -1,0 +1,359 @@
+package process_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool/internal/sandboxtest"
+	"github.com/toolbelt-go/tool/process"
+)
+
+const (
+	secretMarker  = "SANDBOX-SECRET"
+	outsideMarker = "SANDBOX-OUTSIDE"
+)
+
+// jail is a workspace and a directory beside it, as a sandbox sees them.
+type jail struct {
+	ws, outside string
+}
+
+func newJail(t testing.TB) *jail {
+	t.Helper()
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	j := &jail{ws: filepath.Join(tmp, "ws"), outside: filepath.Join(tmp, "outside")}
+	for name, content := range map[string]string{
+		"ws/a.txt":          "hello\n",
+		"ws/.env":           secretMarker + "\n",
+		"ws/sub/key.pem":    secretMarker + "\n",
+		"ws/secrets/x.txt":  secretMarker + "\n",
+		"ws/vendor/lib.go":  "package lib\n",
+		"outside/secret":    outsideMarker + "\n",
+		"outside/keep/file": "keep\n",
+	} {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	return j
+}
+
+func (j *jail) sandbox(mode process.SandboxMode, write bool) *process.Sandbox {
+	sb := &process.Sandbox{Mode: mode,
+		Deny: []string{filepath.Join(j.ws, ".env"), filepath.Join(j.ws, "sub/key.pem"), filepath.Join(j.ws, "secrets")}}
+	if write {
+		sb.Write, sb.Temp = []string{j.ws}, true
+		sb.ReadOnly = []string{filepath.Join(j.ws, "vendor")}
+	} else {
+		sb.Read = []string{j.ws}
+	}
+	return sb
+}
+
+// run runs a script in the sandbox, with $OUT naming the directory beside
+// the workspace.
+func (j *jail) run(t *testing.T, sb *process.Sandbox, script string) *process.Result {
+	t.Helper()
+	c := sh(t, script)
+	c.Dir, c.Sandbox = j.ws, sb
+	c.Env = append(c.Env, "OUT="+j.outside)
+	res, err := process.Run(context.Background(), c)
+	require.NoError(t, err)
+	return res
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// TestSandbox: what each mode lets a program read, write and delete, run
+// against the kernel.
+func TestSandbox(t *testing.T) {
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		t.Run("read-only", func(t *testing.T) {
+			j := newJail(t)
+			sb := j.sandbox(mode, false)
+			before, err := os.Stat(filepath.Join(j.outside, "secret"))
+			require.NoError(t, err)
+			res := j.run(t, sb, `cat a.txt; head -1 /etc/passwd | cut -d: -f1
+				chmod 000 "$OUT/secret" a.txt; touch -d 2000-01-01 "$OUT/secret" a.txt; setfattr -n user.x -v 1 a.txt
+				cat .env sub/key.pem secrets/x.txt "$OUT/secret" /etc/shadow 2>/dev/null
+				ls "$OUT" "$HOME" /root 2>/dev/null
+				echo x > new.txt; echo x > "$OUT/new"; rm -f a.txt; rm -rf "$OUT/keep"; mkdir d; ln a.txt hard
+				touch "${TMPDIR:-/tmp}/t" && echo wrote-tmp
+				true`)
+			assert.Equal(t, mode, res.Sandbox)
+			assert.Equal(t, "hello\nroot\n", res.Stdout, "stderr: %s", res.Stderr)
+			assert.NotContains(t, res.Stdout+res.Stderr, secretMarker)
+			assert.NotContains(t, res.Stdout+res.Stderr, outsideMarker)
+			for _, p := range []string{"new.txt", "d", "hard"} {
+				assert.False(t, exists(filepath.Join(j.ws, p)), "%s was made", p)
+			}
+			assert.FileExists(t, filepath.Join(j.ws, "a.txt"))
+			assert.NoFileExists(t, filepath.Join(j.outside, "new"))
+			assert.FileExists(t, filepath.Join(j.outside, "keep/file"))
+			// Landlock does not restrict metadata; the seccomp filter of
+			// a program that may not write refuses it.
+			after, err := os.Stat(filepath.Join(j.outside, "secret"))
+			require.NoError(t, err)
+			assert.Equal(t, before.Mode(), after.Mode())
+			assert.Equal(t, before.ModTime(), after.ModTime())
+			fi, err := os.Stat(filepath.Join(j.ws, "a.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+		})
+		t.Run("write", func(t *testing.T) {
+			j := newJail(t)
+			sb := j.sandbox(mode, true)
+			res := j.run(t, sb, `echo made > new.txt && cat new.txt
+				echo t > "$TMPDIR/t" && cat "$TMPDIR/t"
+				echo x > "$OUT/new"; rm -rf "$OUT/keep"; cat "$OUT/secret"; mv a.txt "$OUT/" 2>/dev/null
+				true`)
+			assert.Equal(t, "made\nt\n", res.Stdout, "stderr: %s", res.Stderr)
+			assert.NotContains(t, res.Stdout+res.Stderr, outsideMarker)
+			assert.NoFileExists(t, filepath.Join(j.outside, "new"))
+			assert.FileExists(t, filepath.Join(j.outside, "keep/file"))
+			assert.FileExists(t, filepath.Join(j.ws, "a.txt"))
+			if !mode.HidesDeniedFromWriters() {
+				return // Landlock: see the Sandbox documentation
+			}
+			res = j.run(t, sb, `cat .env sub/key.pem secrets/x.txt
+				echo x > .env; rm -f .env; mv sub/key.pem k; ln .env hard; rm -rf secrets; echo x > secrets/new
+				echo x > vendor/lib.go; rm -rf vendor; mv vendor v2
+				true`)
+			assert.NotContains(t, res.Stdout+res.Stderr, secretMarker)
+			for name, want := range map[string]string{".env": secretMarker + "\n", "sub/key.pem": secretMarker + "\n",
+				"secrets/x.txt": secretMarker + "\n", "vendor/lib.go": "package lib\n"} {
+				b, err := os.ReadFile(filepath.Join(j.ws, name))
+				if assert.NoError(t, err, "%s is gone", name) {
+					assert.Equal(t, want, string(b), "%s changed", name)
+				}
+			}
+			assert.NoFileExists(t, filepath.Join(j.ws, "hard"))
+			assert.NoFileExists(t, filepath.Join(j.ws, "secrets/new"))
+		})
+		t.Run("the temporary directory is removed", func(t *testing.T) {
+			j := newJail(t)
+			res := j.run(t, j.sandbox(mode, true), `echo "$TMPDIR"; readlink -f /proc/self/cwd`)
+			tmp := strings.Split(res.Stdout, "\n")[0]
+			require.NotEmpty(t, tmp)
+			if mode == process.SandboxLandlock {
+				assert.NoDirExists(t, tmp)
+			}
+		})
+		t.Run("a signal that ends the program", func(t *testing.T) {
+			j := newJail(t)
+			res := j.run(t, j.sandbox(mode, false), `kill -TERM $$`)
+			assert.Equal(t, "terminated", res.Signal)
+			assert.Equal(t, -1, res.ExitCode)
+			res = j.run(t, j.sandbox(mode, false), `exit 3`)
+			assert.Equal(t, 3, res.ExitCode)
+		})
+		t.Run("no signals to processes outside", func(t *testing.T) {
+			if mode == process.SandboxLandlock && process.DetectSandbox().LandlockABI < 6 {
+				t.Skip("Landlock before ABI 6 does not scope signals")
+			}
+			sleeper := exec.Command("sleep", "30")
+			require.NoError(t, sleeper.Start())
+			defer sleeper.Process.Kill()
+			j := newJail(t)
+			res := j.run(t, j.sandbox(mode, false), `kill -9 `+strconv.Itoa(sleeper.Process.Pid)+` && echo killed`)
+			assert.Empty(t, res.Stdout)
+			assert.Nil(t, sleeper.ProcessState)
+			assert.NoError(t, sleeper.Process.Signal(syscall.Signal(0)), "the sleeper died")
+		})
+	})
+}
+
+// TestSandboxNetwork: without Network, neither TCP nor UDP reaches a
+// listener on the host; with it, TCP does.
+func TestSandboxNetwork(t *testing.T) {
+	need(t, "perl")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hi\n"))
+			c.Close()
+		}
+	}()
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer udp.Close()
+	got := make(chan string, 10)
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			n, _, err := udp.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			got <- string(buf[:n])
+		}
+	}()
+	script := `perl -MIO::Socket::INET -e '
+		my $t = IO::Socket::INET->new(PeerAddr => $ARGV[0], Timeout => 2);
+		print $t ? "tcp " . <$t> : "no tcp\n";
+		my $u = IO::Socket::INET->new(PeerAddr => $ARGV[1], Proto => "udp");
+		print $u && $u->send("datagram") ? "udp sent\n" : "no udp\n";' "$0" "$1"`
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, network := range []bool{false, true} {
+			j := newJail(t)
+			sb := j.sandbox(mode, true)
+			sb.Network = network
+			c := sh(t, script)
+			c.Args = append(c.Args, ln.Addr().String(), udp.LocalAddr().String())
+			c.Dir, c.Sandbox = j.ws, sb
+			for len(got) > 0 {
+				<-got // from an earlier run with the network
+			}
+			res, err := process.Run(context.Background(), c)
+			require.NoError(t, err)
+			if network {
+				assert.Contains(t, res.Stdout, "tcp hi\n", res.Stderr)
+				continue
+			}
+			assert.Contains(t, res.Stdout, "no tcp\n", res.Stderr)
+			select {
+			case d := <-got:
+				t.Errorf("a datagram from the sandbox arrived: %q", d)
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// TestSandboxStopsTheWholeTree: the process-tree guarantees hold inside
+// the sandbox, with and without cgroups.
+func TestSandboxStopsTheWholeTree(t *testing.T) {
+	need(t, "setsid")
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		eachContainment(t, func(t *testing.T) {
+			for _, script := range []string{
+				`sleep 30 & setsid sh -c 'sleep 30 & sleep 30' & echo started; wait`,
+				`trap '' TERM; (setsid sleep 30 &); echo started; sleep 30`,
+			} {
+				j := newJail(t)
+				c := sh(t, script)
+				c.Dir, c.Sandbox, c.Timeout = j.ws, j.sandbox(mode, true), 300*time.Millisecond
+				res, err := process.Run(context.Background(), c)
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.Equal(t, "started\n", res.Stdout)
+				// tooltest.TrackProcesses (through marked) fails the test
+				// if a sleep survived.
+			}
+		})
+	})
+}
+
+// TestSandboxErrors: a sandbox that cannot be made runs nothing, and says
+// why.
+func TestSandboxErrors(t *testing.T) {
+	sandboxtest.Need(t, process.SandboxAuto)
+	j := newJail(t)
+	cases := []struct {
+		name string
+		c    process.Command
+		msg  string
+	}{
+		{"a relative path", process.Command{Path: "true", Sandbox: &process.Sandbox{Read: []string{"ws"}}}, "not absolute"},
+		{"no sandbox, asked for", process.Command{Path: "true", Sandbox: &process.Sandbox{Mode: process.SandboxNone}}, "pass no Sandbox"},
+		{"a working directory it hides", process.Command{Path: "true", Dir: j.outside, Sandbox: &process.Sandbox{Read: []string{j.ws}}}, "not among the paths"},
+		{"a program it hides", process.Command{Path: filepath.Join(j.outside, "secret"), Dir: j.ws, Sandbox: &process.Sandbox{Read: []string{j.ws}}}, "outside the paths"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.c.Env = marked(t)
+			_, err := process.Run(context.Background(), c.c)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.msg)
+			assert.NotContains(t, err.Error(), outsideMarker)
+		})
+	}
+}
+
+func TestDetectSandbox(t *testing.T) {
+	sup := process.DetectSandbox()
+	t.Logf("%+v", sup)
+	none := process.DetectSandboxWith("")
+	assert.ErrorContains(t, none.Bubblewrap, "apt-get install bubblewrap")
+	broken := process.DetectSandboxWith("/bin/false")
+	assert.ErrorContains(t, broken.Bubblewrap, "cannot make a sandbox here")
+	if sup.Landlock == nil {
+		assert.Equal(t, process.SandboxLandlock, broken.Mode, "Landlock is what is left")
+	} else {
+		assert.Equal(t, process.SandboxNone, broken.Mode)
+		assert.Error(t, broken.Err())
+	}
+	if sup.Bubblewrap == nil {
+		assert.Equal(t, process.SandboxBubblewrap, sup.Mode)
+	}
+}
+
+// TestSandboxUnprivileged runs the sandbox tests' core as an ordinary user
+// (nobody), as a person's agent runs: bubblewrap in an unprivileged user
+// namespace, Landlock without capabilities to drop, no cgroups to make.
+// It needs root to become nobody, and setpriv.
+func TestSandboxUnprivileged(t *testing.T) {
+	if os.Getenv("TOOLBELT_SANDBOX_AS_USER") != "" {
+		testSandboxAsUser(t)
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("runs as an ordinary user already: TestSandbox is this test")
+	}
+	need(t, "setpriv")
+	sandboxtest.Need(t, process.SandboxAuto)
+	// The test binary, where nobody may run it.
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o755))
+	for d := filepath.Dir(dir); d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	bin := filepath.Join(dir, "process.test")
+	src, err := os.ReadFile(os.Args[0])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, src, 0o755))
+	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", bin,
+		"-test.run=^TestSandboxUnprivileged$", "-test.v")
+	cmd.Env = append(marked(t), "TOOLBELT_SANDBOX_AS_USER=1", "TMPDIR=/tmp", "HOME=/tmp")
+	out, err := cmd.CombinedOutput()
+	t.Logf("as nobody:\n%s", out)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "--- PASS: TestSandboxUnprivileged")
+}
+
+func testSandboxAsUser(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Fatal("still root")
+	}
+	sup := process.DetectSandbox()
+	t.Logf("as uid %d: %+v", os.Geteuid(), sup)
+	for _, mode := range sandboxtest.Modes {
+		if (mode == process.SandboxBubblewrap && sup.Bubblewrap != nil) || (mode == process.SandboxLandlock && sup.Landlock != nil) {
+			t.Logf("%v: not available to an ordinary user here", mode)
+			continue
+		}
+		j := newJail(t)
+		res := j.run(t, j.sandbox(mode, true), `cat a.txt; cat "$OUT/secret" 2>/dev/null; echo x > "$OUT/new"; echo ok > b.txt && cat b.txt`)
+		assert.Equal(t, "hello\nok\n", res.Stdout, "%v: %s", mode, res.Stderr)
+		res = j.run(t, j.sandbox(mode, false), `cat .env sub/key.pem 2>/dev/null; echo done`)
+		assert.Equal(t, "done\n", res.Stdout, "%v: %s", mode, res.Stderr)
+		assert.NoFileExists(t, filepath.Join(j.outside, "new"))
+	}
+}

@@ -88,9 +88,10 @@ func TestCommandStopsTheWholeTree(t *testing.T) {
 				assert.Equal(t, "started\n", res.Stdout)
 				assert.Equal(t, -1, res.ExitCode)
 				assert.NotEmpty(t, res.Signal)
-				// Back within the limit and the kill grace, with room for a
-				// busy machine.
-				assert.Less(t, took, limit+300*time.Millisecond+time.Second)
+				// Back after the limit and the kill grace; the bound only
+				// catches a hang, with room for any load (the speed is
+				// BenchmarkConcurrentTimeouts').
+				assert.Less(t, took, limit+300*time.Millisecond+10*time.Second)
 				assert.GreaterOrEqual(t, took, limit+tt.min)
 			})
 		}
@@ -117,7 +118,7 @@ func TestCommandExitLeavingDescendants(t *testing.T) {
 				assert.Equal(t, "done\n", res.Stdout)
 				assert.Equal(t, 0, res.ExitCode)
 				assert.Equal(t, tt.pipesHeld, res.PipesHeld)
-				assert.Less(t, time.Since(start), process.DefaultPipeWait+2*time.Second)
+				assert.Less(t, time.Since(start), process.DefaultPipeWait+10*time.Second, "a hang")
 			})
 		}
 	})

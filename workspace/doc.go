@@ -23,9 +23,13 @@
 //     leads as well as to its name. Writes through a link, as the file or
 //     any directory above it, are refused even when the link stays inside:
 //     writes go only where their path says.
-//   - A deny list (DefaultDeny: .git, .env, private keys, credential files)
-//     hides paths from every operation and listing; read-only patterns
-//     refuse writes; extra write roots add directories outside the root.
+//   - A deny list (DefaultDeny: .git, .env, private keys, the credential
+//     files of a maintained catalogue) hides paths from every operation
+//     and listing; read-only patterns refuse writes; extra write roots add
+//     directories outside the root.
+//   - A regular file with more than one name (a hard link), where the
+//     system tells, is not read: its content may be a file outside the
+//     workspace, or a protected one, under a name the rules allow.
 //   - FIFOs, sockets and devices are refused before they are opened (a
 //     FIFO would block the reader for ever), and files are opened with
 //     O_NONBLOCK and checked again after opening, in case one was swapped
@@ -40,16 +44,20 @@
 // # Limits
 //
 // The rules hold against paths, not against everything that can happen on
-// the machine. A hard link made from outside to a file outside (which
-// needs write access to both places) reads like any file: os.Root cannot
-// tell it from one. Another process changing the tree during a call can
+// the machine. Another process changing the tree during a call can
 // make an operation fail, but not leave the root: os.Root holds that line.
 // The deny check of a path that is read follows its links before opening,
 // so a link swapped in between the check and the open can reach a denied
 // file inside the root for that one read; writes are not affected (they
 // refuse links, and check the directory they write in after opening it).
-// Commands a tool runs are not confined by any of this: run them in a
-// container to confine them.
+//
+// # Commands
+//
+// Commands a tool runs open files themselves. [Workspace.Sandbox] builds,
+// from the same rules, the sandbox that confines a command on Linux (see
+// process.Sandbox), and [Workspace.Lookup] checks a path a command will
+// open before it runs, with ".." resolved after links, as the kernel
+// resolves it.
 //
 // # Other systems
 //

@@ -32,6 +32,10 @@ var (
 	// NUL byte, a control character or (on Windows) a name the system
 	// would read differently, or goes through too many symbolic links.
 	ErrInvalidPath = errors.New("workspace: invalid path")
+	// ErrHardLink: a read of a regular file that has other names (hard
+	// links), where the platform tells: its content may be a file outside
+	// the workspace, or a protected one, under a name the rules allow.
+	ErrHardLink = errors.New("workspace: file has other names (hard links)")
 	// ErrChanged: the file system changed under an operation in a way that
 	// could have let it leave its checks (a directory swapped for a link).
 	ErrChanged = errors.New("workspace: the file system changed during the operation")

@@ -45,6 +45,30 @@ func (r *root) shown(rel string) string {
 	return filepath.Join(r.dir, filepath.FromSlash(rel))
 }
 
+// names returns the names of a path inside r as written, for resolve:
+// relative to r, with the "." and ".." the caller wrote, which clean (the
+// path as locate cleaned it) has lost.
+func (r *root) names(name, clean string, windows bool) []string {
+	raw := name
+	if windows {
+		raw = strings.ReplaceAll(raw, `\`, "/")
+	}
+	if strings.HasPrefix(raw, "/") || windows && len(raw) >= 2 && raw[1] == ':' {
+		rest, ok := "", false
+		for _, dir := range []string{r.dir, r.real} {
+			d := filepath.ToSlash(dir)
+			if rest, ok = strings.CutPrefix(raw, d+"/"); ok {
+				break
+			}
+		}
+		if !ok {
+			return strings.Split(clean, "/")
+		}
+		raw = rest
+	}
+	return strings.Split(raw, "/")
+}
+
 // lexical checks name as text, with no file-system access, and returns it
 // clean and slash-separated, and whether it is absolute. windows selects
 // that system's rules, so that tests on other systems cover them too.

@@ -34,6 +34,41 @@ import (
 type Patterns struct {
 	list []pattern
 	fold bool // compare case-insensitively and in Unicode NFC
+	// An index of list, so that matching a name does not try every
+	// pattern: byLast holds the patterns whose last segment is literal,
+	// by that segment; stars the base-name patterns made of literals and
+	// * alone (*.pem, id_rsa*, *service-account*.json), matched without
+	// path.Match; others the rest. Matching tries the patterns the index
+	// names, and keeps the last (the highest position) that matches.
+	byLast map[string][]int
+	stars  []starPattern
+	others []int
+}
+
+// starPattern is a base-name pattern of literals and *: its literal
+// parts, split at each *.
+type starPattern struct {
+	parts []string
+	i     int
+}
+
+// match reports whether name matches: the first part starts it, the last
+// ends it, and the others appear in order between (taking the leftmost
+// occurrence of each is enough when * is the only wildcard).
+func (sp *starPattern) match(name string) bool {
+	first, last := sp.parts[0], sp.parts[len(sp.parts)-1]
+	if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) {
+		return false
+	}
+	rest := name[len(first) : len(name)-len(last)]
+	for _, mid := range sp.parts[1 : len(sp.parts)-1] {
+		i := strings.Index(rest, mid)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(mid):]
+	}
+	return true
 }
 
 type pattern struct {
@@ -73,10 +108,26 @@ func parsePatterns(fold bool, lines []string) (*Patterns, error) {
 			}
 		}
 	}
+	p.index()
 	if len(bad) > 0 {
 		return p, fmt.Errorf("workspace: invalid patterns: %s", strings.Join(bad, "; "))
 	}
 	return p, nil
+}
+
+func (p *Patterns) index() {
+	p.byLast = make(map[string][]int)
+	for i, pt := range p.list {
+		last := pt.segs[len(pt.segs)-1]
+		switch {
+		case !strings.ContainsAny(last, `*?[\`):
+			p.byLast[last] = append(p.byLast[last], i)
+		case pt.base && !strings.ContainsAny(last, "?[\\"):
+			p.stars = append(p.stars, starPattern{strings.Split(last, "*"), i})
+		default:
+			p.others = append(p.others, i)
+		}
+	}
 }
 
 func parsePattern(line string, fold bool) (pattern, bool, error) {
@@ -170,13 +221,44 @@ func (p *Patterns) Match(name string, isDir bool) (matched, decided bool) {
 	if p.fold {
 		name = foldName(name)
 	}
-	segs := strings.Split(name, "/")
-	for i := len(p.list) - 1; i >= 0; i-- {
-		if p.list[i].match(segs, isDir) {
-			return !p.list[i].neg, true
+	last := name[strings.LastIndexByte(name, '/')+1:]
+	var segs []string
+	best := -1
+	// try tries pattern i; known says the index matched its last
+	// segment, which is all a base-name pattern has.
+	try := func(i int, known bool) {
+		if i <= best {
+			return
+		}
+		pt := &p.list[i]
+		if known && pt.base {
+			if !pt.dirOnly || isDir {
+				best = i
+			}
+			return
+		}
+		if segs == nil {
+			segs = strings.Split(name, "/")
+		}
+		if pt.match(segs, isDir) {
+			best = i
 		}
 	}
-	return false, false
+	for _, i := range p.byLast[last] {
+		try(i, true)
+	}
+	for k := range p.stars {
+		if sp := &p.stars[k]; sp.i > best && sp.match(last) {
+			try(sp.i, true)
+		}
+	}
+	for _, i := range p.others {
+		try(i, false)
+	}
+	if best < 0 {
+		return false, false
+	}
+	return !p.list[best].neg, true
 }
 
 // matchTree reports whether name or one of its parent directories is

@@ -130,8 +130,24 @@ func TestPatternsLinear(t *testing.T) {
 	}
 }
 
+// matchEvery is Patterns.Match without the index: every pattern is
+// tried, the last first.
+func matchEvery(p *Patterns, name string, isDir bool) (bool, bool) {
+	if p.fold {
+		name = foldName(name)
+	}
+	segs := strings.Split(name, "/")
+	for i := len(p.list) - 1; i >= 0; i-- {
+		if p.list[i].match(segs, isDir) {
+			return !p.list[i].neg, true
+		}
+	}
+	return false, false
+}
+
 func FuzzPatterns(f *testing.F) {
-	for _, s := range []string{"*.pem", "a/**/b", "!x", "**", "/a/", `\#x`, "[a-", "a/**/**/b/**", "*?[!a]"} {
+	for _, s := range []string{"*.pem", "a/**/b", "!x", "**", "/a/", `\#x`, "[a-", "a/**/**/b/**", "*?[!a]",
+		"*service*.json\n!my-service.json", "id_rsa*\n*_rsa", "**/.config/gcloud/", "a*b*c", "*", "**/x/*.y"} {
 		f.Add(s, "a/b/c.pem", false)
 	}
 	f.Fuzz(func(t *testing.T, patterns, name string, isDir bool) {
@@ -143,6 +159,15 @@ func FuzzPatterns(f *testing.F) {
 		m2, d2 := p.Match(name, isDir)
 		if m1 != m2 || d1 != d2 {
 			t.Fatal("Match is not deterministic")
+		}
+		// The index finds what trying every pattern, last first, finds.
+		if mb, db := matchEvery(p, name, isDir); mb != m1 || db != d1 {
+			t.Fatalf("%q against %q: the index says %v %v, every pattern %v %v", name, patterns, m1, d1, mb, db)
+		}
+		folded, _ := parsePatterns(true, []string{patterns})
+		mf, df := folded.Match(name, isDir)
+		if mb, db := matchEvery(folded, name, isDir); mb != mf || db != df {
+			t.Fatalf("%q against %q, folded: the index says %v %v, every pattern %v %v", name, patterns, mf, df, mb, db)
 		}
 		if m1 && !d1 {
 			t.Fatal("matched without a deciding pattern")

@@ -66,6 +66,9 @@ func (w *Workspace) readOnce(op, name string, t target) ([]byte, fs.FileInfo, er
 	if err := w.regular(op, name, opened); err != nil {
 		return nil, nil, err
 	}
+	if n := openLinks(f, opened); n > 1 && !w.allowLinks {
+		return nil, nil, hardLinked(op, name, n)
+	}
 	buf := make([]byte, 0, opened.Size()+1)
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
@@ -101,6 +104,23 @@ func (w *Workspace) regular(op, name string, fi fs.FileInfo) error {
 		return w.tooLarge(op, name, fi.Size(), w.maxRead, false)
 	}
 	return nil
+}
+
+// HardLinked reports whether the workspace refuses to read the content of
+// the file fi describes because it has other names, where the system tells
+// (see [Options.AllowHardLinks]): for a caller deciding about a file
+// another program will read, after [Workspace.Lookup].
+func (w *Workspace) HardLinked(fi fs.FileInfo) bool {
+	return !w.allowLinks && fi != nil && fi.Mode().IsRegular() && HardLinks(fi) > 1
+}
+
+// hardLinked refuses a file with other names: a hard link to a file
+// outside the workspace, or to a protected one, reads as a file the rules
+// allow, and nothing tells where its other names are.
+func hardLinked(op, name string, n int) error {
+	return refusal(op, name, ErrHardLink,
+		fmt.Sprintf("%q has %d names (hard links): it may be a file outside the workspace or a protected one under another name, so it is not read", name, n),
+		"ask the user to replace the link with a copy if you need what it holds", nil)
 }
 
 func (w *Workspace) tooLarge(op, name string, size, limit int64, atLeast bool) error {
@@ -157,6 +177,27 @@ func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
 	}
 	if fi == nil {
 		return nil, osError("stat", name, fs.ErrNotExist)
+	}
+	return renamed{fi, path.Base(t.rel)}, nil
+}
+
+// Lookup applies the rules of an operation on name without opening or
+// reading anything, following the symbolic links in the path as a read
+// would: it refuses a path outside the workspace or on the deny list, and
+// one that reaches either through a link. It returns the information of
+// the file the path leads to, or nil when there is none yet (which is no
+// error: a name the rules allow may be created). For deciding about a path
+// another program will open, as a check of a shell command's operands
+// does; one that will read the file's content should refuse a file with
+// other names too ([Workspace.HardLinked]), as ReadFile does.
+func (w *Workspace) Lookup(name string) (fs.FileInfo, error) {
+	t, err := w.locate("stat", name, Read)
+	if err != nil {
+		return nil, err
+	}
+	_, fi, err := w.resolve("stat", name, t, t.r.names(name, t.rel, w.windows))
+	if err != nil || fi == nil {
+		return nil, err
 	}
 	return renamed{fi, path.Base(t.rel)}, nil
 }

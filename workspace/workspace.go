@@ -22,20 +22,6 @@ const (
 	DefaultMaxDirEntries = 100_000
 )
 
-// DefaultDeny is the deny list used when [Options.Deny] is nil: version
-// control internals, environment files, private keys and credentials.
-// Names of private keys are matched by their usual prefixes (id_rsa…,
-// id_ed25519…) rather than by id_*, which would hide source files such as
-// id_test.go.
-var DefaultDeny = []string{
-	".git", ".hg", ".svn",
-	".env", ".env.*", ".envrc",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
-	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	".ssh/", ".gnupg/", ".aws/", ".azure/", ".kube/", ".docker/config.json",
-	".netrc", ".npmrc", ".pypirc", ".git-credentials",
-}
-
 // Options configure a [Workspace]. A nil *Options means the defaults.
 type Options struct {
 	// Deny lists the paths tools may neither read nor write nor see in a
@@ -45,6 +31,9 @@ type Options struct {
 	// trailing dots and spaces Windows drops, so that ".ENV" and ".env."
 	// are denied with ".env" on the systems that would open the same file.
 	// Nil means [DefaultDeny]; an empty, non-nil slice denies nothing.
+	// To extend the default, append to it, as in
+	// append(slices.Clone(workspace.DefaultDeny), "*.sqlite", "!example.tfvars")
+	// (a negation carves a name out of an earlier pattern).
 	Deny []string
 	// ReadOnly lists the paths tools may read but not write (vendor/,
 	// go.sum, a generated tree), as patterns matched like Deny's.
@@ -62,6 +51,15 @@ type Options struct {
 	// MaxDirEntries caps the entries of one directory that is listed or
 	// walked. Zero means [DefaultMaxDirEntries].
 	MaxDirEntries int
+	// AllowHardLinks reads a regular file that has other names (hard
+	// links) like any other file, in the operations and in a command's
+	// sandbox. Off, such a file is refused, and hidden from commands
+	// unless all its names are in the workspace and allowed: a hard link
+	// gives a file outside the workspace, or a protected one, a name the
+	// rules allow, and nothing tells where its other names are. Turn it
+	// on for a tree that shares files by hard links, as pnpm's
+	// node_modules does with its store.
+	AllowHardLinks bool
 }
 
 // Workspace confines file access to a directory tree: every path it is
@@ -79,6 +77,7 @@ type Workspace struct {
 	maxWrite   int64
 	maxEntries int
 	windows    bool
+	allowLinks bool
 	noSync     bool // tests: skip fsync, which only durability needs
 }
 
@@ -101,6 +100,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		maxWrite:   opts.MaxWriteBytes,
 		maxEntries: opts.MaxDirEntries,
 		windows:    runtime.GOOS == "windows",
+		allowLinks: opts.AllowHardLinks,
 	}
 	if w.maxRead <= 0 {
 		w.maxRead = DefaultMaxReadBytes
@@ -280,24 +280,44 @@ const maxLinks = 40
 // a path or a link target on the deny list is refused, so a link cannot
 // reach what its target's name would not.
 func (w *Workspace) follow(op, name string, t target) (string, fs.FileInfo, error) {
-	if t.rel == "." {
+	return w.resolve(op, name, t, strings.Split(t.rel, "/"))
+}
+
+// resolve is follow for the names of a path as written: a ".." among them
+// is applied to the directory reached so far, links resolved, as the
+// kernel does for another program ("sub/link/.." is the link's target's
+// parent, not sub), and one that climbs above the root is refused.
+func (w *Workspace) resolve(op, name string, t target, todo []string) (string, fs.FileInfo, error) {
+	if t.rel == "." && len(todo) == 1 {
 		fi, err := t.r.os.Lstat(".")
 		if err != nil {
 			return "", nil, osError(op, name, err)
 		}
 		return ".", fi, nil
 	}
-	todo := strings.Split(t.rel, "/")
 	var done []string
 	var fi fs.FileInfo
 	links := 0
 	for len(todo) > 0 {
 		seg := todo[0]
 		todo = todo[1:]
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", nil, escapes(op, name, "")
+			}
+			done = done[:len(done)-1]
+			continue
+		}
 		cand := path.Join(append(done, seg)...)
 		info, err := t.r.os.Lstat(filepath.FromSlash(cand))
 		if errors.Is(err, fs.ErrNotExist) {
 			rest := path.Join(append([]string{cand}, todo...)...)
+			if rest == ".." || strings.HasPrefix(rest, "../") {
+				return "", nil, escapes(op, name, "")
+			}
 			return rest, nil, w.allowed(op, name, rest, true, Read)
 		}
 		if err != nil {
@@ -331,10 +351,9 @@ func (w *Workspace) follow(op, name string, t target) (string, fs.FileInfo, erro
 		if err := w.allowed(op, name, next, true, Read); err != nil {
 			return "", nil, err
 		}
-		done = nil
-		if next != "." {
-			todo = append(strings.Split(next, "/"), todo...)
-		}
+		// The target's own names, from the link's directory: a ".." in
+		// it is resolved as the rest.
+		todo = append(strings.Split(filepath.ToSlash(dest), "/"), todo...)
 	}
 	real := path.Join(done...)
 	if real == "" { // the path led back to the root through links

@@ -190,6 +190,33 @@ func TestStat(t *testing.T) {
 	}
 }
 
+// TestLookup: the rules of a read, links followed, without opening; a
+// path that does not exist yet is no error when its name is allowed.
+func TestLookup(t *testing.T) {
+	tr := plant(t, nil)
+	for name, want := range map[string]error{
+		"main.go": nil, "link-in/deep.txt": nil, "new.txt": nil, "sub/new/dir": nil, "fifo": nil,
+		tr.root + "/main.go": nil, tr.scratch + "/note.txt": nil,
+		".env": ErrDenied, "link-env": ErrDenied, "link-sub-env": ErrDenied, "link-git/config": ErrDenied,
+		"sub/.env": ErrDenied, "link-out": ErrOutside, "link-out/secret.txt": ErrOutside, "link-file-out": ErrOutside,
+		"../outside/secret.txt": ErrOutside, tr.tmp + "/outside/secret.txt": ErrOutside, "abs-out": ErrOutside,
+		"sub/up/../outside": ErrOutside, "loop1": ErrInvalidPath,
+	} {
+		fi, err := tr.ws.Lookup(name)
+		switch {
+		case want == nil && err != nil:
+			t.Errorf("Lookup(%q) = %v", name, err)
+		case want != nil && !errors.Is(err, want):
+			t.Errorf("Lookup(%q) = %v, want %v", name, err, want)
+		case want == nil && strings.Contains(name, "new") && fi != nil:
+			t.Errorf("Lookup(%q) found a file", name)
+		}
+	}
+	if fi, err := tr.ws.Lookup("link-in"); err != nil || !fi.IsDir() {
+		t.Errorf("Lookup(link-in) = %v, %v; want the directory", fi, err)
+	}
+}
+
 func TestReadDir(t *testing.T) {
 	tr := plant(t, nil)
 	names := func(name string) (string, error) {

@@ -1,0 +1,31 @@
+//go:build unix
+
+package workspace
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// HardLinks returns how many names (hard links) the file fi describes
+// has, as the platform tells it; 0 when it does not.
+func HardLinks(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Nlink)
+	}
+	return 0
+}
+
+// openLinks is HardLinks for an open file.
+func openLinks(_ *os.File, fi fs.FileInfo) int { return HardLinks(fi) }
+
+// fileID identifies a file on its device.
+type fileID struct{ dev, ino uint64 }
+
+func idOf(fi fs.FileInfo) fileID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{uint64(st.Dev), uint64(st.Ino)}
+	}
+	return fileID{}
+}

@@ -3,10 +3,14 @@
 package codetools_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -99,5 +103,53 @@ func TestPreviewOfARefusedEdit(t *testing.T) {
 	p.call(t, "edit_file", map[string]any{"path": "main.go", "old_string": "world", "new_string": "you"})
 	if r := appr.Requests(); len(r) != 1 || !strings.Contains(r[0].Preview.Summary, "This edit will be refused: main.go has not been read") {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// TestAllowAlwaysScope: "allow always" covers the command as the person
+// saw it, program and subcommand: not the same program behind a wrapper,
+// not another program behind the same wrapper, not an option that runs a
+// program, not a path outside. (Each of these ran unasked before: issue
+// 23.)
+func TestAllowAlwaysScope(t *testing.T) {
+	p := newProject(t, &codetools.Options{Sandbox: &codetools.SandboxOptions{Mode: process.SandboxNone}})
+	p.write(t, "victim/keep.txt", "keep\n")
+	p.write(t, "list.txt", "victim\n")
+	asked := []string{
+		"nice mkdir x", "nice --adjustment=5 rm -rf victim", "nice --adjustment 5 mkdir x",
+		"xargs --max-chars=100 rm -rf < list.txt", "xargs --max-chars 100 mkdir < list.txt",
+		"stdbuf --output=L rm -rf victim", "stdbuf --output L mkdir x", "sh -ec 'rm -rf victim'",
+		"sh -c 'mkdir y'", "env -S 'mkdir z'", "env mkdir z", "command mkdir z", "timeout 5 mkdir z",
+		"mkdir ../escape", "TMPDIR=/tmp mkdir z", "go test -toolexec=x ./...", "go test -exec x ./...",
+		"GOFLAGS=-toolexec=x go test ./...", "sh -c 'go test ./...'", "go vet ./...",
+	}
+	var script []tooltest.Step
+	script = append(script, tooltest.AllowAlways(), tooltest.AllowAlways())
+	for range asked {
+		script = append(script, tooltest.Deny("no"))
+	}
+	appr := tooltest.NewApprover(script...)
+	p.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(), Approver: appr}))
+	shell := func(cmd string) *tool.Result {
+		return p.call(t, "run_shell", map[string]any{"command": cmd})
+	}
+	ok(t, shell("mkdir -p build"))        // asked: allowed always for mkdir
+	ok(t, shell("go test ./... || true")) // asked: allowed always for go test
+	if appr.Asked() != 2 {
+		t.Fatalf("asked %d times, want 2", appr.Asked())
+	}
+	ok(t, shell("mkdir -p other"))
+	ok(t, shell("go test ./... || true"))
+	if appr.Asked() != 2 {
+		t.Fatalf("the same commands were asked about again: %+v", appr.Requests()[2:])
+	}
+	for _, cmd := range asked {
+		before := appr.Asked()
+		if res := shell(cmd); res.Status != tool.StatusDenied || appr.Asked() != before+1 {
+			t.Errorf("%s: %s without a question (asked %d)", cmd, res.Status, appr.Asked()-before)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "victim/keep.txt")); err != nil {
+		t.Error("victim is gone")
 	}
 }

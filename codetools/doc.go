@@ -25,16 +25,29 @@
 // With [tool.AskForWritesPolicy], the reads run at once and every write is
 // asked about: edits and writes with a diff, commands with their class.
 // run_shell asks every time for a destructive command and for one its check
-// cannot follow; "allow always" for another command covers that command
-// only (its scope is the command's name: "go test", "make"), and a read-only
-// command that names a path outside the workspace or on its deny list, or
-// reads a whole tree (grep -r), is asked about too.
+// cannot follow (a wrapper that hides what it runs, an option that writes
+// a file or runs a program); "allow always" for another command covers
+// that command only, as the person saw it (program and subcommand, behind
+// its wrappers: "go test", "nice go test", "make build"), and a command
+// that names a path outside the workspace or on its deny list, through
+// ".." or a link, is asked about too, as read_file would refuse it.
 //
 // Every path goes through the [workspace.Workspace]: refusals come back to
-// the model as tool errors that say what to do instead. run_shell is the
-// exception: a command runs with the workspace root as its directory but
-// is not confined to it; the classification only decides what is asked.
-// Run commands in a container to confine them.
+// the model as tool errors that say what to do instead.
+//
+// # The sandbox
+//
+// On Linux, run_shell runs each command in a sandbox built from the
+// workspace's rules ([workspace.Workspace.Sandbox], [process.Sandbox]),
+// whatever the check said: a command approved as read-only may write
+// nothing; another may write only in the workspace (and a private
+// temporary directory); neither sees anything of the user's outside the
+// workspace but the system's programs, nor the files on the deny list, nor
+// the network (unless [SandboxOptions.Network]). With a sandbox, a
+// read-only command whose files the check cannot see (grep -r, a pattern)
+// runs without a question; without one ([Toolset.Sandbox] says which, and
+// why), it is asked about. docs/sandbox.md says, per system, what is
+// enforced and what is not.
 //
 // # Conversations
 //

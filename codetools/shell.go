@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,13 +30,33 @@ func (a RunShellArgs) Validate() error {
 const runShellDescription = `Runs a command line with sh in the workspace root and answers with its exit code and output (stdout, then stderr). Use it to build, run tests and use git; to read and search files, read_file, grep, find and list_dir are better.
 Commands that only read run at once; others are shown to the user first, and destructive ones (rm, git reset --hard, > file) every time. Standard input is empty, so nothing interactive works. timeout_seconds (default %d, at most 600) stops the command and everything it started.`
 
+// Said to the model about the sandbox, so that it understands a refused
+// write or a missing file.
+const (
+	sandboxedDescription = `
+Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; protected files (.env, keys, credentials) read as empty; a command that only reads cannot write anything, and one allowed to write can write only in the workspace and in TMPDIR; %s. A "read-only file system" or "permission denied" error comes from the sandbox: do not try to get around it.`
+	landlockDescription = `
+Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; a command that only reads cannot write anything, nor read protected files (.env, keys, credentials), and one allowed to write can write only in the workspace and in TMPDIR; %s. A "permission denied" error comes from the sandbox: do not try to get around it.`
+)
+
 // errShellTimeout is the cause of a command stopped by its own timeout.
 var errShellTimeout = errors.New("run_shell: the command's timeout passed")
 
 func (ts *Toolset) runShell() tool.AnyTool {
-	def := tool.Definition{Name: "run_shell", Title: "Run a shell command",
-		Description: fmt.Sprintf(runShellDescription, int(ts.opts.ShellTimeout/time.Second)),
-		Safety:      tool.SafetyMutating,
+	desc := fmt.Sprintf(runShellDescription, int(ts.opts.ShellTimeout/time.Second))
+	if ts.sandbox != process.SandboxNone {
+		net := "no network"
+		if ts.opts.Sandbox != nil && ts.opts.Sandbox.Network {
+			net = "commands that are not read-only may use the network"
+		}
+		if ts.sandbox == process.SandboxLandlock {
+			desc += fmt.Sprintf(landlockDescription, net)
+		} else {
+			desc += fmt.Sprintf(sandboxedDescription, net)
+		}
+	}
+	def := tool.Definition{Name: "run_shell", Title: "Run a shell command", Description: desc,
+		Safety: tool.SafetyMutating,
 		// The command's own timeout stops it first; the call's limit is a
 		// backstop above the largest it may ask for.
 		Timeout: MaxShellTimeout + 30*time.Second}
@@ -44,45 +65,74 @@ func (ts *Toolset) runShell() tool.AnyTool {
 	})
 	return tool.WithApprovalHooks(t, tool.ApprovalHooks[RunShellArgs]{
 		Classify: func(in RunShellArgs) tool.Safety { return ts.classify(in.Command).safety },
-		Require:  func(in RunShellArgs) tool.Requirement { return shellRequirement(ts.classify(in.Command)) },
+		Require:  func(in RunShellArgs) tool.Requirement { return ts.requirement(ts.classify(in.Command)) },
 		Describe: func(ctx context.Context, in RunShellArgs) (tool.Preview, error) {
 			// Why it is asked is the requirement's reason; the preview
-			// shows what will run.
-			return tool.Preview{Title: "Run a command in the workspace (timeout " + ts.timeout(in).String() + ")", Summary: "$ " + in.Command}, nil
+			// shows what will run, and how it is confined.
+			title := "Run a command in the workspace (timeout " + ts.timeout(in).String() + ")"
+			switch {
+			case ts.sandbox == process.SandboxNone:
+				title += ", with your rights: no sandbox"
+			case ts.classify(in.Command).safety == tool.SafetyReadOnly:
+				title += ", sandboxed, read-only"
+			default:
+				title += ", sandboxed, writing only in the workspace"
+			}
+			return tool.Preview{Title: title, Summary: "$ " + in.Command}, nil
 		},
 	})
 }
 
-// classify reads a command line against this toolset's workspace rules.
+// classify reads a command line against this toolset's workspace rules:
+// a path is checked as read_file would check it, links followed.
 func (ts *Toolset) classify(command string) shellVerdict {
-	return classifyShell(command, func(p string) bool {
-		_, err := ts.ws.Check(p, workspace.Read)
-		return err == nil
-	})
+	return classifyShell(command, rules{look: ts.ws.Lookup, linked: ts.ws.HardLinked})
+}
+
+// requirement turns a verdict into how the call must be approved.
+func (ts *Toolset) requirement(v shellVerdict) tool.Requirement {
+	req := shellRequirement(v, ts.sandbox != process.SandboxNone)
+	if ts.sandbox == process.SandboxLandlock && v.safety != tool.SafetyReadOnly && req.Mode != tool.RequireDefault {
+		req.Reason += " (the Landlock sandbox here does not hide protected files from a command that writes; bubblewrap would)"
+	}
+	return req
 }
 
 // shellRequirement turns a verdict into how the call must be approved:
-// "allow always" covers the same commands only (a scope per command name),
-// never a destructive command or one the check could not follow.
-func shellRequirement(v shellVerdict) tool.Requirement {
-	reads := ""
-	if len(v.reads) > 0 {
-		reads = "reads outside the workspace or protected files: " + strings.Join(v.reads, ", ")
+// "allow always" covers the same commands only, as the person saw them
+// (program and subcommand, behind their wrappers), never a destructive
+// command or one the check could not follow. Reads of named paths outside
+// the workspace's rules are asked about; reads the check cannot see (a
+// whole tree, a pattern) only without a sandbox, which hides protected
+// files from a command that reads.
+func shellRequirement(v shellVerdict, sandboxed bool) tool.Requirement {
+	reads := v.named
+	if !sandboxed {
+		reads = append(slices.Clip(reads), v.unseen...)
+	}
+	readReason := ""
+	if len(reads) > 0 {
+		readReason = "reads outside the workspace or protected files: " + strings.Join(reads, ", ")
+		if sandboxed {
+			readReason += " (the sandbox shows a command only the workspace's allowed files and the system's own)"
+		}
 	}
 	switch {
 	case v.safety == tool.SafetyDestructive:
 		return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "may lose data: " + strings.Join(v.reasons, "; ") + "; asked every time"}
-	case v.unparsed != "":
-		return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "the safety check cannot follow this command (" + v.unparsed + "); asked every time"}
-	case v.safety == tool.SafetyReadOnly && reads == "":
+	case v.unknown != "":
+		return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "the safety check cannot follow this command (" + v.unknown + "); asked every time"}
+	case v.safety == tool.SafetyReadOnly && readReason == "":
 		return tool.Requirement{}
 	case v.safety == tool.SafetyReadOnly:
-		return tool.Requirement{Mode: tool.RequireScoped, Reason: reads, Scope: "read " + strings.Join(v.reads, ", ")}
+		return tool.Requirement{Mode: tool.RequireScoped, Reason: readReason, Scope: "reads: " + strings.Join(reads, ", ")}
+	case len(v.scope) == 0:
+		return tool.Requirement{Mode: tool.RequireAskAlways, Reason: strings.Join(v.reasons, "; ") + "; asked every time"}
 	}
 	reason, scope := strings.Join(v.reasons, "; "), strings.Join(v.scope, ", ")
-	if reads != "" {
-		reason += "; " + reads
-		scope += " | read " + strings.Join(v.reads, ", ")
+	if readReason != "" {
+		reason += "; " + readReason
+		scope += " | reads: " + strings.Join(reads, ", ")
 	}
 	return tool.Requirement{Mode: tool.RequireScoped, Reason: reason, Scope: scope}
 }
@@ -95,13 +145,17 @@ func (ts *Toolset) timeout(in RunShellArgs) time.Duration {
 }
 
 func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
+	sb, err := ts.shellSandbox(in.Command)
+	if err != nil {
+		return "", &tool.Error{Message: "the command was not run: its sandbox could not be made", Internal: true, Cause: err}
+	}
 	limit := ts.timeout(in)
 	cctx, cancel := context.WithTimeoutCause(ctx, limit, errShellTimeout)
 	defer cancel()
 	sh := ts.opts.Shell
 	res, err := process.Run(cctx, process.Command{
 		Path: sh[0], Args: append(append([]string(nil), sh[1:]...), in.Command),
-		Dir: ts.ws.Dir(), Env: ts.opts.Env, MaxOutputBytes: ts.opts.MaxShellOutput,
+		Dir: ts.ws.Dir(), Env: ts.opts.Env, MaxOutputBytes: ts.opts.MaxShellOutput, Sandbox: sb,
 	})
 	switch {
 	case err == nil:
@@ -115,6 +169,35 @@ func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
 		}
 	}
 	return "", &tool.Error{Message: "the shell could not be started", Internal: true, Cause: err}
+}
+
+// shellSandbox builds the sandbox a command runs in, from the workspace's
+// rules and the class the approval saw: a read-only command may write
+// nothing; another may write where the workspace allows, and reach the
+// network if the host allows it. Nil without a sandbox.
+func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
+	if ts.sandbox == process.SandboxNone {
+		return nil, nil
+	}
+	access := workspace.Read
+	if ts.classify(command).safety != tool.SafetyReadOnly {
+		access = workspace.Write
+	}
+	sb, err := ts.ws.Sandbox(access)
+	if err != nil {
+		return nil, err
+	}
+	sb.Mode = ts.sandbox
+	if o := ts.opts.Sandbox; o != nil {
+		sb.Read = append(sb.Read, o.Read...)
+		if access == workspace.Write {
+			sb.Write = append(sb.Write, o.Write...)
+			sb.Network = o.Network
+		} else {
+			sb.Read = append(sb.Read, o.Write...)
+		}
+	}
+	return sb, nil
 }
 
 // shellOutput renders a finished command for the model.

@@ -1,6 +1,8 @@
 package codetools
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/toolbelt-go/tool"
@@ -46,6 +48,33 @@ type Options struct {
 	// MaxWalk bounds the files and directories find and grep visit in
 	// one call. Zero means [DefaultMaxWalk].
 	MaxWalk int
+	// Sandbox says how run_shell's commands are confined. Nil means the
+	// strongest sandbox this machine offers (on Linux: bubblewrap, else
+	// Landlock), built for each command from the workspace's rules, with
+	// no network; see [SandboxOptions] and [Toolset.Sandbox].
+	Sandbox *SandboxOptions
+}
+
+// SandboxOptions configure run_shell's sandbox (see [process.Sandbox] for
+// what each mode enforces).
+type SandboxOptions struct {
+	// Mode chooses the mechanism. Zero, process.SandboxAuto, is the
+	// strongest this machine offers. process.SandboxNone runs commands
+	// unconfined, with the host's rights, even where a sandbox is
+	// available (in a container that is itself the sandbox): the approval
+	// check then asks about every command it cannot prove harmless.
+	Mode process.SandboxMode
+	// Network lets commands that are not read-only reach the network.
+	Network bool
+	// Read lists more paths commands may read, absolute: a toolchain
+	// outside the system directories (GOROOT under a home directory), a
+	// module cache.
+	Read []string
+	// Write lists more directories commands allowed to write may write,
+	// absolute: a build cache. Give commands a cache of their own rather
+	// than the person's: a command could put an entry there that a later
+	// build outside the sandbox would use.
+	Write []string
 }
 
 // Toolset is the reference coding tools, bound to one workspace and one
@@ -60,10 +89,12 @@ type Options struct {
 //
 // A Toolset is safe for concurrent use.
 type Toolset struct {
-	ws    *workspace.Workspace
-	opts  Options
-	reads *readLog
-	tools []tool.Definer
+	ws         *workspace.Workspace
+	opts       Options
+	reads      *readLog
+	tools      []tool.Definer
+	sandbox    process.SandboxMode // what confines run_shell's commands
+	sandboxErr error               // why not a sandbox, or not the one asked for
 }
 
 // New returns the toolset for ws. The workspace stays the caller's to
@@ -93,12 +124,44 @@ func New(ws *workspace.Workspace, opts *Options) *Toolset {
 	if o.MaxWalk <= 0 {
 		o.MaxWalk = DefaultMaxWalk
 	}
+	ts.sandbox, ts.sandboxErr = chooseSandbox(o.Sandbox)
 	ts.reads = newReadLog(o.MaxRemembered)
 	ts.tools = []tool.Definer{
 		ts.readFile(), ts.listDir(), ts.find(), ts.grep(), ts.editFile(), ts.writeFile(), ts.runShell(),
 	}
 	return ts
 }
+
+// chooseSandbox decides, once, what confines the commands.
+func chooseSandbox(o *SandboxOptions) (process.SandboxMode, error) {
+	want := process.SandboxAuto
+	if o != nil {
+		want = o.Mode
+	}
+	if want == process.SandboxNone {
+		return process.SandboxNone, errors.New("codetools: the sandbox is off (Options.Sandbox.Mode is SandboxNone)")
+	}
+	sup := process.DetectSandbox()
+	switch {
+	case want == process.SandboxAuto:
+		return sup.Mode, sup.Err()
+	case want == process.SandboxBubblewrap && sup.Bubblewrap != nil:
+		return want, fmt.Errorf("codetools: the bubblewrap sandbox asked for is not available, so no command will run: %w", sup.Bubblewrap)
+	case want == process.SandboxLandlock && sup.Landlock != nil:
+		return want, fmt.Errorf("codetools: the Landlock sandbox asked for is not available, so no command will run: %w", sup.Landlock)
+	}
+	return want, nil
+}
+
+// Sandbox returns what confines run_shell's commands here: a mode, and,
+// with [process.SandboxNone], why (the machine offers none, or the options
+// turned it off). With no sandbox, commands run with the host's rights and
+// the approval check asks about every one it cannot prove harmless. A
+// sandbox asked for by name that the machine lacks is returned with the
+// error: every command then fails, rather than running unconfined.
+//
+// A host shows this to the person, once, at start.
+func (ts *Toolset) Sandbox() (process.SandboxMode, error) { return ts.sandbox, ts.sandboxErr }
 
 // Tools returns the toolset's tools, for Registry.Add. They need no host
 // state: any registry takes them.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -24,8 +25,12 @@ func TestConformance(t *testing.T) {
 	}}, p.ts.Tools()...)
 }
 
+// TestDefinitionsGolden: the definitions as a model sees them, with
+// run_shell's description for the bubblewrap sandbox whatever this
+// machine offers (a toolset told to use a sandbox it lacks describes it,
+// and refuses every command).
 func TestDefinitionsGolden(t *testing.T) {
-	p := newProject(t, nil)
+	p := newProject(t, &codetools.Options{Sandbox: &codetools.SandboxOptions{Mode: process.SandboxBubblewrap}})
 	tooltest.GoldenDefinitions(t, p.reg.Definitions(), "testdata/definitions.golden.json")
 }
 

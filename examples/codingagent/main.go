@@ -5,6 +5,12 @@
 // tests again, and is refused when it reaches for ../../etc/passwd and
 // .env, and when it edits a file that changed since it read it.
 //
+// On Linux its commands run in a sandbox (bubblewrap, or Landlock where
+// bubblewrap cannot run): they see the project and the Go toolchain, write
+// only in the project and a build cache of their own, and cannot read
+// .env, even by searching the whole tree. Elsewhere it says so, and every
+// command that is not provably harmless is asked about.
+//
 //	go run ./examples/codingagent        # answer y / n / a (always) for each write
 //	go run ./examples/codingagent -yes   # allow each write once, no questions
 package main
@@ -17,11 +23,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/workspace"
 )
 
@@ -46,6 +54,8 @@ var script = []step{
 	{say: "And now?", tool: "run_shell", args: `{"command":"go test ./..."}`},
 	{say: "Is there a system file with users to compare with?", tool: "read_file", args: `{"path":"../../etc/passwd"}`},
 	{say: "Maybe the API token helps.", tool: "read_file", args: `{"path":".env"}`},
+	{say: "Is it anywhere in the tree, then? (In a sandbox, searching a tree runs without asking: the sandbox hides .env.)",
+		tool: "run_shell", args: `{"command":"grep -rn API_TOKEN . || echo no match"}`},
 	{say: "The README should say how words are split.", tool: "read_file", args: `{"path":"README.md"}`},
 	{say: "Adding a sentence.", tool: "edit_file",
 		args: `{"path":"README.md","old_string":"Counts the words of a text.","new_string":"Counts the words of a text: runs of letters between spaces."}`,
@@ -92,6 +102,12 @@ func (t *terminal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 			fmt.Fprintf(t.out, "   │ %s\n", l)
 		}
 	}
+	if t.yes && req.Safety == tool.SafetyReadOnly {
+		// Asked only for what it reads: a protected file, or files
+		// outside the project.
+		fmt.Fprintln(t.out, "   └ -yes: writes only; denied")
+		return tool.Decision{Kind: tool.DecisionDeny, Reason: "not with -yes"}, nil
+	}
 	if t.yes {
 		fmt.Fprintln(t.out, "   └ -yes: allowed once")
 		return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
@@ -130,9 +146,20 @@ func play(ctx context.Context, dir string, script []step, in io.Reader, out io.W
 	}
 	defer ws.Close()
 
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
-	if err := reg.Add(codetools.New(ws, nil).Tools()...); err != nil {
+	sandbox, env, err := goForCommands()
+	if err != nil {
 		return err
+	}
+	ts := codetools.New(ws, &codetools.Options{Sandbox: sandbox, Env: env})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
+	if err := reg.Add(ts.Tools()...); err != nil {
+		return err
+	}
+	switch mode, why := ts.Sandbox(); mode {
+	case process.SandboxNone:
+		fmt.Fprintf(out, "No sandbox here (%v): commands run with your rights, and every one that is not provably harmless is asked about.\n", why)
+	default:
+		fmt.Fprintf(out, "Commands run in a %s sandbox: the project and the Go toolchain, nothing else of yours, no network.\n", mode)
 	}
 	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{
 		Policy:   tool.AskForWritesPolicy(),
@@ -159,6 +186,32 @@ func play(ctx context.Context, dir string, script []step, in io.Reader, out io.W
 		}
 	}
 	return nil
+}
+
+// goForCommands gives the sandboxed commands the Go toolchain: GOROOT and
+// the module cache to read, a build cache of their own to write (not the
+// person's: a command could leave an entry there that a build outside the
+// sandbox would then use), and no toolchain downloads.
+func goForCommands() (*codetools.SandboxOptions, []string, error) {
+	out, err := exec.Command("go", "env", "-json", "GOROOT", "GOMODCACHE").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("the go command is needed to run the tests: %w", err)
+	}
+	var goenv struct{ GOROOT, GOMODCACHE string }
+	if err := json.Unmarshal(out, &goenv); err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	cache := filepath.Join(dir, "toolbelt-codingagent", "go-build")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return nil, nil, err
+	}
+	env := append(process.MinimalEnv(), "TERM=dumb", "NO_COLOR=1", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly",
+		"GOROOT="+goenv.GOROOT, "GOMODCACHE="+goenv.GOMODCACHE, "GOCACHE="+cache)
+	return &codetools.SandboxOptions{Read: []string{goenv.GOROOT, goenv.GOMODCACHE}, Write: []string{cache}}, env, nil
 }
 
 // shorten keeps a transcript readable: at most n lines of at most 110

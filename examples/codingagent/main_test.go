@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 	"github.com/toolbelt-go/tool/workspace"
 )
@@ -26,7 +27,19 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, got, "→ run_shell {\"command\":\"wc -l *.go\"}\n  ← ok\n")
 	assert.Contains(t, got, "Count(\"  spaced   out  \") = 8, want 2")
 	assert.Regexp(t, `Exit code 0, after [^\n]+\n    --- stdout\n    ok  \texample.com/wordcount`, got)
-	assert.Equal(t, 2, strings.Count(got, "approval: Run a command in the workspace"), got)
+	// The search of the whole tree: in a sandbox, it runs without a
+	// question and finds nothing, .env hidden; without one, it is asked
+	// about, and -yes denies reads.
+	if mode := process.DetectSandbox(); mode.Mode != process.SandboxNone {
+		assert.Contains(t, got, "Commands run in a "+mode.Mode.String()+" sandbox")
+		assert.Contains(t, got, "grep -rn API_TOKEN . || echo no match\"}\n  ← ok\n    Exit code 0, after")
+		assert.Equal(t, 2, strings.Count(got, "approval: Run a command in the workspace"), got)
+	} else {
+		assert.Contains(t, got, "No sandbox here")
+		assert.Contains(t, got, "-yes: writes only; denied")
+		assert.Equal(t, 3, strings.Count(got, "approval: Run a command in the workspace"), got)
+	}
+	assert.NotContains(t, got, "API_TOKEN=")
 	// The fix was shown as a diff before it was made.
 	assert.Contains(t, got, "   │ - \treturn len(strings.Split(s, \" \"))\n   │ + \treturn len(strings.Fields(s))\n")
 	// The refusals.
@@ -65,6 +78,8 @@ func TestDefinitionsGolden(t *testing.T) {
 	require.NoError(t, err)
 	defer ws.Close()
 	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
-	reg.MustAdd(codetools.New(ws, nil).Tools()...)
+	// run_shell's description names the sandbox: bubblewrap's, whatever
+	// this machine offers.
+	reg.MustAdd(codetools.New(ws, &codetools.Options{Sandbox: &codetools.SandboxOptions{Mode: process.SandboxBubblewrap}}).Tools()...)
 	tooltest.GoldenDefinitions(t, reg.Definitions(), "testdata/definitions.golden.json")
 }

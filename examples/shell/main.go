@@ -6,7 +6,9 @@
 // subshell and in a session of their own) are stopped, and the model is
 // told the limit. The command sees PATH, HOME and the like, not the host's
 // secrets. count_lines exposes an existing program, wc, as a tool: the
-// model's validated arguments become its command line.
+// model's validated arguments become its command line. Last, a command
+// runs in a sandbox (Linux): it reads the directory it is given, and
+// neither writes there nor sees the host's home.
 //
 //	go run ./examples/shell
 package main
@@ -126,6 +128,19 @@ func run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "[%s]\n%s", res.Status, res.Text())
 	res = call("count_lines", `{"files":["missing.txt"]}`)
 	fmt.Fprintf(w, "[%s] %s\n", res.Status, res.Text())
+
+	fmt.Fprintln(w, "\n== a command in a sandbox: the directory, read-only, and nothing of the host's")
+	if sup := process.DetectSandbox(); sup.Mode == process.SandboxNone {
+		fmt.Fprintf(w, "no sandbox on this machine: %v\n", sup.Err())
+		return nil
+	}
+	out, err := process.Run(ctx, process.Command{Path: "sh", Dir: dir, Sandbox: &process.Sandbox{Read: []string{dir}},
+		Args: []string{"-c", `wc -l < a.txt; echo x > new.txt 2>/dev/null || echo "cannot write here"
+			ls "$HOME" >/dev/null 2>&1 || echo "cannot see the home directory"`}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "[%s sandbox]\n%s", out.Sandbox, out.Stdout)
 	return nil
 }
 

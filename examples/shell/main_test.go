@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -24,6 +25,9 @@ func TestRun(t *testing.T) {
 	assert.NotContains(t, got, "STILL RUNNING")
 	assert.Regexp(t, `\[ok\]\n\s+3 a.txt\n\s+5 b.txt\n\s+8 total\n`, got)
 	assert.Contains(t, got, "[failed] Error: count_lines exited with status 1. The end of its stderr:\nwc: missing.txt")
+	if process.DetectSandbox().Mode != process.SandboxNone {
+		assert.Regexp(t, `sandbox\]\n3\ncannot write here\ncannot see the home directory\n$`, got)
+	}
 }
 
 // The tools' definitions as a model sees them; the dialect tests check

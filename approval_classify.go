@@ -7,8 +7,11 @@ import (
 
 // Classifier is implemented by a tool whose safety class depends on its
 // arguments: a shell tool is Mutating but Destructive for `rm`. Classify
-// gets the validated argument tree ([Call.Value]) and must be a pure
-// function: no I/O, no waiting. Its answer replaces the Definition's class
+// gets the validated argument tree ([Call.Value]) and must be quick: it
+// runs before approval, bounded by [RegistryOptions.HookTimeout] (past it,
+// the call is treated as Destructive), so a metadata lookup (a shell tool
+// resolving a path's links) is fine, and waiting on a network or a person
+// is not. Its answer replaces the Definition's class
 // for this call (a shell tool may call `ls` ReadOnly and `rm` Destructive);
 // SafetyUnspecified keeps the Definition's class.
 type Classifier interface {
@@ -56,8 +59,10 @@ type Requirement struct {
 }
 
 // Requirer is implemented by a tool that states a per-call approval
-// requirement from its validated arguments. Like Classify, it must not do
-// I/O.
+// requirement from its validated arguments. Like Classify, it must be
+// quick (a metadata lookup is fine, nothing that waits): it is bounded by
+// [RegistryOptions.HookTimeout], past which the call is asked about every
+// time.
 type Requirer interface {
 	Requirement(args any) Requirement
 }

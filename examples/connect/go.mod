@@ -3,8 +3,8 @@ module github.com/toolbelt-go/tool/examples/connect
 go 1.26.0
 
 require (
-	github.com/anthropics/anthropic-sdk-go v1.84.0
-	github.com/openai/openai-go/v3 v3.96.0
+	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/openai/openai-go/v3 v3.98.0
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/toolanthropic v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/toolgemini v0.0.0-00010101000000-000000000000

@@ -35,6 +35,20 @@ func (x *Exporter) Request(id, name string, args json.RawMessage) tool.Request {
 	return req
 }
 
+// SentName returns the name the provider is sent for the tool named name
+// in the registry: name itself, unless the provider refuses it. A
+// provider that answers a call by the function's name (Gemini's
+// FunctionResponse) wants this one.
+func (x *Exporter) SentName(name string) string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.refresh()
+	if c := x.cache[name]; c != nil && c.name != "" {
+		return c.name
+	}
+	return name
+}
+
 // restoreKeys gives the keys of args that schema declares under a name in
 // renamed (as sent → as declared) their declared names again. Arguments
 // that are not JSON are returned as they are, for the registry to refuse.

@@ -52,8 +52,8 @@ func convertGeminiJSON(root *node) Converted {
 		c.w.add("", "definitions", Rewritten, "$defs, with the references to it")
 	}
 	out := c.schema(in, "")
-	c.danglingRefs(out, out, "", 0)
-	c.refSiblings(out, "", 0)
+	c.danglingRefs(out)
+	c.refSiblings(out)
 	if why := c.cycles(out); why != "" {
 		return Converted{Target: GeminiJSON, refused: why}
 	}
@@ -63,57 +63,43 @@ func convertGeminiJSON(root *node) Converted {
 
 // refSiblings wraps each reference that has keywords beside it (other than
 // $-keywords) in an anyOf of one branch, where they may stay.
-func (c *geminiJSONConv) refSiblings(n *node, ptr string, depth int) {
-	if depth > maxDepth || n.kind != kObject && n.kind != kArray {
-		return
-	}
-	for i, k := range n.keys {
-		c.refSiblings(n.vals[i], ptr+"/"+pointerToken(k), depth+1)
-	}
-	for i, e := range n.arr {
-		c.refSiblings(e, ptr+"/"+strconv.Itoa(i), depth+1)
-	}
-	ref := n.get("$ref")
-	if ref == nil || !slices.ContainsFunc(n.keys, func(k string) bool { return !strings.HasPrefix(k, "$") }) {
-		return
-	}
-	inner := newObject()
-	inner.set("$ref", ref)
-	n.del("$ref")
-	if n.has("anyOf") {
-		// Both must hold, which needs an allOf the subset lacks: the
-		// reference is said in words.
-		s := "Must also match the schema at " + strconv.Quote(cut(ref.s, maxNoteJSON)) + "."
-		describe(n, s)
-		c.w.add(ptr, "$ref", Moved, s)
-		return
-	}
-	n.set("anyOf", newArray(inner))
-	c.w.add(ptr, "$ref", Rewritten, "an anyOf of one branch, so the keywords beside it may stay")
+func (c *geminiJSONConv) refSiblings(root *node) {
+	eachSubschema(root, "", 0, func(n *node, ptr string) {
+		ref := n.get("$ref")
+		if ref == nil || !slices.ContainsFunc(n.keys, func(k string) bool { return !strings.HasPrefix(k, "$") }) {
+			return
+		}
+		n.del("$ref")
+		if n.has("anyOf") {
+			// Both must hold, which needs an allOf the subset lacks: the
+			// reference is said in words.
+			s := "Must also match the schema at " + strconv.Quote(cut(ref.s, maxNoteJSON)) + "."
+			describe(n, s)
+			c.w.add(ptr, "$ref", Moved, s)
+			return
+		}
+		inner := newObject()
+		inner.set("$ref", ref)
+		n.set("anyOf", newArray(inner))
+		c.w.add(ptr, "$ref", Rewritten, "an anyOf of one branch, so the keywords beside it may stay")
+	})
 }
 
 // danglingRefs removes the references that point nowhere in the converted
 // schema (into a keyword that moved to a description, or out of the
 // document), moving them to the description too.
-func (c *geminiJSONConv) danglingRefs(root, n *node, ptr string, depth int) {
-	if depth > maxDepth || n.kind != kObject && n.kind != kArray {
-		return
-	}
-	if ref, ok := n.str("$ref"); ok {
-		ck := checker{root: root}
-		if _, ok := resolve(root, ref); !ok && !ck.anchor(ref) {
-			s := "Must match the schema at " + strconv.Quote(cut(ref, maxNoteJSON)) + "."
-			c.w.add(ptr, "$ref", Moved, s)
-			n.del("$ref")
-			describe(n, s)
+func (c *geminiJSONConv) danglingRefs(root *node) {
+	ck := checker{root: root}
+	eachSubschema(root, "", 0, func(n *node, ptr string) {
+		if ref, ok := n.str("$ref"); ok {
+			if _, ok := resolve(root, ref); !ok && !ck.anchor(ref) {
+				s := "Must match the schema at " + strconv.Quote(cut(ref, maxNoteJSON)) + "."
+				c.w.add(ptr, "$ref", Moved, s)
+				n.del("$ref")
+				describe(n, s)
+			}
 		}
-	}
-	for i, k := range n.keys {
-		c.danglingRefs(root, n.vals[i], ptr+"/"+pointerToken(k), depth+1)
-	}
-	for i, e := range n.arr {
-		c.danglingRefs(root, e, ptr+"/"+strconv.Itoa(i), depth+1)
-	}
+	})
 }
 
 type geminiJSONConv struct {
@@ -224,26 +210,14 @@ func renameDefinitions(root *node) {
 			root.keys[i] = "$defs"
 		}
 	}
-	var walk func(n *node, depth int)
-	walk = func(n *node, depth int) {
-		if depth > maxDepth {
-			return
-		}
-		for i, k := range n.keys {
-			v := n.vals[i]
-			if k == "$ref" && v.kind == kString {
-				if rest, ok := strings.CutPrefix(v.s, "#/definitions/"); ok {
-					v.s = "#/$defs/" + rest
-				}
-				continue
+	root.idx = nil
+	eachSubschema(root, "", 0, func(n *node, _ string) {
+		if v := n.get("$ref"); v != nil && v.kind == kString {
+			if rest, ok := strings.CutPrefix(v.s, "#/definitions/"); ok {
+				v.s = "#/$defs/" + rest
 			}
-			walk(v, depth+1)
 		}
-		for _, e := range n.arr {
-			walk(e, depth+1)
-		}
-	}
-	walk(root, 0)
+	})
 }
 
 // schema converts one subschema. Unlike the other targets it never gives

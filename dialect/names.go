@@ -113,7 +113,7 @@ func renameKeys(out *node, rule nameRule, w *warnings, everywhere bool) map[stri
 	if len(renamed) == 0 {
 		return nil
 	}
-	fixRefs(out, rn.sent, 0)
+	fixRefs(out, rn.sent)
 	return renamed
 }
 
@@ -153,11 +153,12 @@ func renameIn(s *node, to map[string]string) {
 
 // fixRefs points the references that go through a renamed property
 // ("#/properties/user name/...") to its new name.
-func fixRefs(n *node, to map[string]string, depth int) {
-	if depth > maxDepth {
-		return
-	}
-	if ref, ok := n.str("$ref"); ok && strings.HasPrefix(ref, "#/") && strings.Contains(ref, "/properties/") {
+func fixRefs(root *node, to map[string]string) {
+	eachSubschema(root, "", 0, func(n *node, _ string) {
+		ref, ok := n.str("$ref")
+		if !ok || !strings.HasPrefix(ref, "#/") || !strings.Contains(ref, "/properties/") {
+			return
+		}
 		toks := strings.Split(ref[2:], "/")
 		for i := 1; i < len(toks); i++ {
 			if toks[i-1] == "properties" {
@@ -167,13 +168,7 @@ func fixRefs(n *node, to map[string]string, depth int) {
 			}
 		}
 		n.set("$ref", newString("#/"+strings.Join(toks, "/")))
-	}
-	for _, v := range n.vals {
-		fixRefs(v, to, depth+1)
-	}
-	for _, v := range n.arr {
-		fixRefs(v, to, depth+1)
-	}
+	})
 }
 
 // schemaMaps are the keywords whose value maps names to subschemas, and

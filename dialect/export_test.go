@@ -261,3 +261,14 @@ func TestCheckPrecision(t *testing.T) {
 	}
 	assert.NoError(t, x.CheckPrecision(tool.Request{Name: "unknown", Args: json.RawMessage(`{"id":1e300}`)}))
 }
+
+// A turn when nothing changed costs one copy of the exported slice: the
+// benchmark in bench/ compares its time with that copy's.
+func TestExporterUnchangedCostsOneCopy(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	x := dialect.NewExporter(newSource(def("a", plain), def("b", freeForm)), dialect.OpenAIStrict)
+	x.Tools()
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { x.Tools() }))
+}

@@ -131,13 +131,7 @@ func (ck *checker) anthropicStrict(s *node, ptr string, depth int, root bool) {
 	if fm := s.get("format"); fm != nil && (fm.kind != kString || !slices.Contains(anthropicFormats, fm.s)) {
 		ck.add(ptr, "format", "the format must be one of "+strings.Join(anthropicFormats, ", "))
 	}
-	if ref, ok := s.str("$ref"); ok {
-		if len(s.keys) != 1 {
-			ck.add(ptr, "$ref", "a $ref must have no sibling keywords in strict mode")
-		}
-		if _, ok := resolve(ck.root, ref); !ok {
-			ck.add(ptr, "$ref", "a $ref must point into the schema")
-		}
+	if ck.refAlone(s, ptr) {
 		return
 	}
 	types, typed := s.types()
@@ -237,13 +231,7 @@ func (ck *checker) strict(s *node, ptr string, depth int, root bool) {
 			ck.add(ptr, k, "OpenAI's strict mode does not support this keyword")
 		}
 	}
-	if ref, ok := s.str("$ref"); ok {
-		if len(s.keys) != 1 {
-			ck.add(ptr, "$ref", "a $ref must have no sibling keywords in strict mode")
-		}
-		if _, ok := resolve(ck.root, ref); !ok {
-			ck.add(ptr, "$ref", "a $ref must point into the schema")
-		}
+	if ck.refAlone(s, ptr) {
 		return
 	}
 	if root && s.has("anyOf") {
@@ -339,6 +327,22 @@ func (ck *checker) strict(s *node, ptr string, depth int, root bool) {
 			}
 		}
 	}
+}
+
+// refAlone checks a subschema with a $ref in strict mode, where nothing
+// may stand beside it, and reports whether it has one.
+func (ck *checker) refAlone(s *node, ptr string) bool {
+	ref, ok := s.str("$ref")
+	if !ok {
+		return false
+	}
+	if len(s.keys) != 1 {
+		ck.add(ptr, "$ref", "a $ref must have no sibling keywords in strict mode")
+	}
+	if _, ok := resolve(ck.root, ref); !ok {
+		ck.add(ptr, "$ref", "a $ref must point into the schema")
+	}
+	return true
 }
 
 func (ck *checker) strictLimits() {

@@ -105,6 +105,34 @@ func applicable(root *node, nodes []*node) []*node {
 	return out
 }
 
+// memberSchemas returns the subschemas of schemas that apply to member k
+// of an object: its declared property, else additionalProperties; and
+// whether some schema declares k.
+func memberSchemas(schemas []*node, k string) (out []*node, declared bool) {
+	for _, s := range schemas {
+		if p := s.get("properties"); p != nil && p.get(k) != nil {
+			declared = true
+			out = append(out, p.get(k))
+		} else if a := s.get("additionalProperties"); a != nil && a.kind == kObject {
+			out = append(out, a)
+		}
+	}
+	return out, declared
+}
+
+// itemSchemas returns the subschemas of schemas that apply to item i of an
+// array: prefixItems, else items.
+func itemSchemas(schemas []*node, i int) (out []*node) {
+	for _, s := range schemas {
+		if p := s.get("prefixItems"); p != nil && p.kind == kArray && i < len(p.arr) {
+			out = append(out, p.arr[i])
+		} else if it := s.get("items"); it != nil && it.kind == kObject {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // restore renames, in v, the keys declared under a new name wherever
 // schemas apply, and reports whether it changed anything.
 func restore(root *node, schemas []*node, renamed map[string]string, v *node, depth int) bool {
@@ -116,16 +144,7 @@ func restore(root *node, schemas []*node, renamed map[string]string, v *node, de
 	switch v.kind {
 	case kObject:
 		for i, k := range v.keys {
-			var child []*node
-			declared := false
-			for _, s := range schemas {
-				if p := s.get("properties"); p != nil && p.get(k) != nil {
-					declared = true
-					child = append(child, p.get(k))
-				} else if a := s.get("additionalProperties"); a != nil && a.kind == kObject {
-					child = append(child, a)
-				}
-			}
+			child, declared := memberSchemas(schemas, k)
 			if restore(root, child, renamed, v.vals[i], depth+1) {
 				changed = true
 			}
@@ -137,15 +156,7 @@ func restore(root *node, schemas []*node, renamed map[string]string, v *node, de
 		v.idx = nil
 	case kArray:
 		for i, e := range v.arr {
-			var child []*node
-			for _, s := range schemas {
-				if p := s.get("prefixItems"); p != nil && p.kind == kArray && i < len(p.arr) {
-					child = append(child, p.arr[i])
-				} else if it := s.get("items"); it != nil && it.kind == kObject {
-					child = append(child, it)
-				}
-			}
-			if restore(root, child, renamed, e, depth+1) {
+			if restore(root, itemSchemas(schemas, i), renamed, e, depth+1) {
 				changed = true
 			}
 		}
@@ -211,29 +222,14 @@ func inexact(root *node, schemas []*node, v *node, ptr string, depth int) (strin
 		return ptr, v.s, integer
 	case kObject:
 		for i, k := range v.keys {
-			var child []*node
-			for _, s := range schemas {
-				if p := s.get("properties"); p != nil && p.get(k) != nil {
-					child = append(child, p.get(k))
-				} else if a := s.get("additionalProperties"); a != nil && a.kind == kObject {
-					child = append(child, a)
-				}
-			}
+			child, _ := memberSchemas(schemas, k)
 			if p, lit, ok := inexact(root, child, v.vals[i], ptr+"/"+pointerToken(k), depth+1); ok {
 				return p, lit, true
 			}
 		}
 	case kArray:
 		for i, e := range v.arr {
-			var child []*node
-			for _, s := range schemas {
-				if p := s.get("prefixItems"); p != nil && p.kind == kArray && i < len(p.arr) {
-					child = append(child, p.arr[i])
-				} else if it := s.get("items"); it != nil && it.kind == kObject {
-					child = append(child, it)
-				}
-			}
-			if p, lit, ok := inexact(root, child, e, ptr+"/"+strconv.Itoa(i), depth+1); ok {
+			if p, lit, ok := inexact(root, itemSchemas(schemas, i), e, ptr+"/"+strconv.Itoa(i), depth+1); ok {
 				return p, lit, true
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/dialect"
 	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
 	"github.com/toolbelt-go/tool/toolanthropic/anthropictest"
 )
@@ -107,7 +108,7 @@ func TestStrictTools(t *testing.T) {
 	assert.Equal(t, SearchArgs{Query: "x", Limit: 5}, searched())
 	var lossy []string
 	for _, w := range ai.Warnings() {
-		if w.Severity >= 3 {
+		if w.Severity >= dialect.Lossy {
 			lossy = append(lossy, w.Tool)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/dialect"
 	toolgemini "github.com/toolbelt-go/tool/toolgemini"
 	"github.com/toolbelt-go/tool/toolgemini/geminitest"
 )
@@ -148,7 +149,7 @@ func TestSchemasAndFallback(t *testing.T) {
 	ai := toolgemini.New(reg, nil)
 	var lossy []string
 	for _, w := range ai.Warnings() {
-		if w.Severity >= 3 {
+		if w.Severity >= dialect.Lossy {
 			lossy = append(lossy, w.String())
 		}
 	}

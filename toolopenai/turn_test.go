@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/dialect"
 	toolopenai "github.com/toolbelt-go/tool/toolopenai"
 	"github.com/toolbelt-go/tool/toolopenai/openaitest"
 )
@@ -160,7 +161,7 @@ func TestStrictFallbackAndWarnings(t *testing.T) {
 	assert.Equal(t, map[string]bool{"read_file": true, "screenshot": true, "search": true, "set_env": false}, strict)
 	var lossy []string
 	for _, w := range ai.Warnings() {
-		if w.Severity >= 3 {
+		if w.Severity >= dialect.Lossy {
 			lossy = append(lossy, w.String())
 		}
 	}

@@ -154,6 +154,11 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error, wa
 		case warn != "":
 			warnings = append(warnings, &DefinitionError{Tool: def.Name, Index: i, Problem: warn})
 		}
+		if at := pf.args.schema.DefaultsAtRisk(); len(at) > 0 {
+			warnings = append(warnings, &DefinitionError{Tool: def.Name, Index: i, Problem: "a default filled in at " + strings.Join(at, ", ") +
+				" may make a valid call invalid (something there judges the object as a whole: maxProperties, dependentRequired, an enum, a oneOf…); " +
+				"such a default is left out of the calls it would break, so the tool may get the key absent"})
+		}
 	}
 	if len(def.OutputSchema) > 0 {
 		if _, err := schema.Compile(def.OutputSchema); err != nil {

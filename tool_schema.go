@@ -42,6 +42,12 @@ func schemaForType(t reflect.Type) (json.RawMessage, error) {
 		return slices.Clone(g.(generatedSchema).raw), g.(generatedSchema).err
 	}
 	raw, err := generateSchema(t, nil)
+	if err == nil {
+		err = checkSettable(t, nil, map[reflect.Type]bool{})
+	}
+	if err != nil {
+		raw = nil
+	}
 	generated.Store(t, generatedSchema{raw, err})
 	return slices.Clone(raw), err
 }
@@ -223,6 +229,60 @@ func checkType(t reflect.Type, path []string, onPath map[reflect.Type]bool) erro
 		}
 	}
 	return nil
+}
+
+// checkSettable rejects an argument type with a field the decoder cannot
+// set: an embedded pointer to an unexported struct type. encoding/json
+// promotes its fields, so the schema would offer them, and then refuses
+// every call that uses them ("cannot set embedded pointer to unexported
+// struct"): the tool could never be called with them.
+func checkSettable(t reflect.Type, path []string, seen map[reflect.Type]bool) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] || ownEncoding(t) {
+		return nil
+	}
+	seen[t] = true
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Tag.Get("json") == "-" || !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		where := append(slices.Clip(path), f.Name)
+		if f.Anonymous && !f.IsExported() && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && hasJSONFields(f.Type.Elem()) {
+			return fmt.Errorf("field %s (%v): an embedded pointer to an unexported struct type, whose fields the decoder cannot set "+
+				"(encoding/json refuses to allocate it), so every call using them would fail; embed %s by value or export its type",
+				strings.Join(where, "."), f.Type, f.Type.Elem().Name())
+		}
+		if err := checkSettable(f.Type, where, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hasJSONFields reports whether struct type t gives encoding/json any
+// field: an exported one, or one promoted from an embedded struct.
+func hasJSONFields(t reflect.Type) bool {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Tag.Get("json") == "-" {
+			continue
+		}
+		if f.IsExported() {
+			return true
+		}
+		if ft := f.Type; f.Anonymous {
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct && hasJSONFields(ft) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkFieldsAgree makes sure the properties the schema lists are exactly

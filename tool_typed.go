@@ -90,6 +90,8 @@ func (c *typedCore[In]) init(def Definition, out reflect.Type) {
 		def.InputSchema = s
 	} else if err := checkType(reflect.TypeFor[In](), nil, map[reflect.Type]bool{}); err != nil {
 		c.err = err
+	} else if err := checkSettable(reflect.TypeFor[In](), nil, map[reflect.Type]bool{}); err != nil {
+		c.err = err
 	}
 	c.def = def
 	if c.err == nil {

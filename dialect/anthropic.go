@@ -1,9 +1,12 @@
 package dialect
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Anthropic's Messages API takes a tool's input_schema as JSON Schema
-// (draft 2020-12) with two rules of its own:
+// (draft 2020-12) with rules of its own:
 //
 //   - the root is an object schema: "type": "object" (Anthropic, "Tool use
 //     with Claude", tool definitions: "input_schema: A JSON Schema object
@@ -13,44 +16,43 @@ import "strings"
 //     "input_schema does not support oneOf, allOf, or anyOf at the top
 //     level" (400 invalid_request_error; not in the documentation, but
 //     every request carrying such a tool fails, see
-//     github.com/anthropics/claude-code/issues/5973).
+//     github.com/anthropics/claude-code/issues/5973);
+//   - property names match ^[a-zA-Z0-9_.-]{1,64}$: the API refuses any
+//     other with "input_schema.properties: Property keys should match
+//     pattern '^[a-zA-Z0-9_.-]{1,64}$'" (400 invalid_request_error), and
+//     with it the whole request. Such a key is renamed (Renamed) and the
+//     model's calls are mapped back.
 //
 // Below the root every keyword is accepted as it is.
 
-// rootCombinators are the keywords Anthropic refuses at the top level.
-var rootCombinators = []string{"allOf", "anyOf", "oneOf"}
+// anthropicRoot are the keywords Anthropic refuses at the top level.
+var anthropicRoot = []string{"allOf", "anyOf", "oneOf"}
+
+// anthropicKey is the pattern Anthropic holds property names to.
+var anthropicKey = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
 
 func convertAnthropic(root *node) Converted {
 	w := warnings{target: Anthropic}
-	out := root.clone()
-	if out.has("allOf") {
-		if m, ok := mergeAllOf(out); ok {
-			w.add("", "allOf", Rewritten, "merged into the root")
-			out = m
-		}
-	}
-	var notes []string
-	for _, k := range rootCombinators {
-		if !out.has(k) {
-			continue
-		}
-		n := rootAlternatives(out, k)
-		w.add("", k, Moved, n)
-		notes = append(notes, n)
-		out.del(k)
-	}
-	describe(out, notes...)
-	return Converted{Target: Anthropic, Schema: out.marshal(), Warnings: w.list}
+	out := fixRoot(root.clone(), &w, anthropicRoot)
+	renamed := renameKeys(out, anthropicNames, &w, true)
+	return Converted{Target: Anthropic, Schema: out.marshal(), Warnings: w.list, Renamed: renamed}
 }
 
-// rootAlternatives says in a sentence what a root anyOf, oneOf or allOf
-// asked. The common case, alternatives that each only require some keys
-// ("give a path or a URL"), reads as a sentence; anything else as JSON.
+// anthropicNames is Anthropic's rule for property names.
+var anthropicNames = nameRule{
+	ok: anthropicKey.MatchString,
+	allowed: func(c byte, first bool) bool {
+		return c == '_' || c == '.' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	},
+	max:  64,
+	says: "letters, digits, '_', '.' and '-', at most 64",
+}
+
+// rootAlternatives says in a sentence what a root anyOf or oneOf asked.
+// The common case, alternatives that each only require some keys ("give a
+// path or a URL"), reads as a sentence; anything else as JSON.
 func rootAlternatives(s *node, k string) string {
 	v := s.get(k)
-	if k == "allOf" {
-		return note(s, k)
-	}
 	var groups []string
 	if v.kind == kArray {
 		for _, b := range v.arr {

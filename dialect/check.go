@@ -39,7 +39,7 @@ func (v Violation) String() string {
 // not JSON gives one violation.
 //
 // The output of Convert passes Check for its Converted.Target.
-func Check(target Target, schema json.RawMessage) []Violation {
+func Check(schema json.RawMessage, target Target) []Violation {
 	root, err := parse(schema)
 	if err != nil {
 		return []Violation{{Rule: "the schema must be JSON: " + err.Error()}}
@@ -48,16 +48,22 @@ func Check(target Target, schema json.RawMessage) []Violation {
 	switch target {
 	case OpenAI:
 		ck.objectRoot("object")
+		ck.refusedAtRoot(openAIRoot, "OpenAI refuses oneOf, anyOf, allOf, enum, const and not at the top level of a function's parameters")
 	case OpenAIStrict:
 		ck.objectRoot("object")
 		ck.strict(root, "", 0, true)
 		ck.strictLimits()
 	case Anthropic:
 		ck.objectRoot("object")
-		for _, k := range rootCombinators {
-			if root.has(k) {
-				ck.add("", k, "Anthropic refuses anyOf, oneOf and allOf at the top level of input_schema")
-			}
+		ck.refusedAtRoot(anthropicRoot, "Anthropic refuses anyOf, oneOf and allOf at the top level of input_schema")
+		ck.names(anthropicNames, true)
+	case AnthropicStrict:
+		ck.objectRoot("object")
+		ck.refusedAtRoot(anthropicRoot, "Anthropic refuses anyOf, oneOf and allOf at the top level of input_schema")
+		ck.names(anthropicNames, true)
+		ck.anthropicStrict(root, "", 0, true)
+		if ptr, ok := refCycle(root); ok {
+			ck.add(ptr, "$ref", "strict tool use does not support recursive schemas")
 		}
 	case Gemini:
 		ck.objectRoot("OBJECT")
@@ -65,10 +71,130 @@ func Check(target Target, schema json.RawMessage) []Violation {
 	case GeminiJSON:
 		ck.objectRoot("object")
 		ck.geminiJSON(root, "", 0)
+		ck.names(geminiNames, false)
+		ck.geminiCycles()
 	default:
 		ck.add("", "", fmt.Sprintf("%v is not a target", target))
 	}
 	return ck.out
+}
+
+// refusedAtRoot flags the keywords a provider refuses at the top level.
+func (ck *checker) refusedAtRoot(keywords []string, rule string) {
+	for _, k := range keywords {
+		if ck.root.has(k) {
+			ck.add("", k, rule)
+		}
+	}
+}
+
+// names flags the property names a rule refuses: in every properties
+// object when everywhere is set, else in the root's.
+func (ck *checker) names(rule nameRule, everywhere bool) {
+	eachSubschema(ck.root, "", 0, func(s *node, ptr string) {
+		if !everywhere && ptr != "" {
+			return
+		}
+		if p := s.get("properties"); p != nil && p.kind == kObject {
+			for _, k := range p.keys {
+				if !rule.ok(k) {
+					ck.add(ptr+"/properties/"+pointerToken(k), "", "a property name holds "+rule.says)
+				}
+			}
+		}
+	})
+}
+
+// anthropicStrict checks Anthropic's strict tool use subset (see
+// anthropicstrict.go for the source).
+func (ck *checker) anthropicStrict(s *node, ptr string, depth int, root bool) {
+	if depth > maxDepth {
+		return
+	}
+	if s.kind != kObject {
+		ck.add(ptr, "", "every subschema must be an object (no boolean schemas)")
+		return
+	}
+	allowed := []string{"type", "description", "title", "properties", "required", "additionalProperties", "items",
+		"enum", "const", "anyOf", "allOf", "$ref", "pattern", "format", "minItems"}
+	for _, k := range s.keys {
+		if !slices.Contains(allowed, k) && !(root && (k == "$defs" || k == "definitions")) {
+			ck.add(ptr, k, "Anthropic's strict tool use does not support this keyword")
+		}
+	}
+	f := anthropicStrictFlavor
+	for _, k := range []string{"pattern", "minItems", "enum", "const"} {
+		if v := s.get(k); v != nil && !f.keep(k, v) {
+			ck.add(ptr, k, "strict tool use takes patterns without \\b, minItems 0 or 1, and enums and consts of strings, numbers, booleans and null only")
+		}
+	}
+	if fm := s.get("format"); fm != nil && (fm.kind != kString || !slices.Contains(anthropicFormats, fm.s)) {
+		ck.add(ptr, "format", "the format must be one of "+strings.Join(anthropicFormats, ", "))
+	}
+	if ck.refAlone(s, ptr) {
+		return
+	}
+	types, typed := s.types()
+	for _, t := range types {
+		if !slices.Contains(strictTypes, t) {
+			ck.add(ptr, "type", fmt.Sprintf("%q is not a supported type", t))
+		}
+	}
+	if !typed && !s.has("anyOf") && !s.has("allOf") && !s.has("enum") && !s.has("const") {
+		ck.add(ptr, "type", "every subschema needs a type (or anyOf, allOf, enum or const)")
+	}
+	if slices.Contains(types, "object") {
+		if a := s.get("additionalProperties"); a == nil || a.kind != kBool || a.b {
+			ck.add(ptr, "additionalProperties", "every object must have additionalProperties: false")
+		}
+		if props := s.get("properties"); props != nil && props.kind == kObject {
+			for i, name := range props.keys {
+				ck.anthropicStrict(props.vals[i], ptr+"/properties/"+pointerToken(name), depth+1, false)
+			}
+		}
+		for _, r := range stringList(s.get("required")) {
+			if p := s.get("properties"); p == nil || p.get(r) == nil {
+				ck.add(ptr, "required", "required names a property that is not declared: "+r)
+			}
+		}
+	}
+	if it := s.get("items"); it != nil {
+		ck.anthropicStrict(it, ptr+"/items", depth+1, false)
+	}
+	for _, k := range []string{"anyOf", "allOf"} {
+		if a := s.get(k); a != nil {
+			if a.kind != kArray || len(a.arr) == 0 {
+				ck.add(ptr, k, k+" must list schemas")
+				continue
+			}
+			for i, b := range a.arr {
+				ck.anthropicStrict(b, fmt.Sprintf("%s/%s/%d", ptr, k, i), depth+1, false)
+			}
+		}
+	}
+	if root {
+		for _, key := range []string{"$defs", "definitions"} {
+			if d := s.get(key); d != nil && d.kind == kObject {
+				for i, name := range d.keys {
+					ck.anthropicStrict(d.vals[i], "/"+key+"/"+pointerToken(name), 0, false)
+				}
+			}
+		}
+	}
+}
+
+// geminiCycles flags the reference cycles that pass through no property
+// that is not required (see geminijson.go for the source).
+func (ck *checker) geminiCycles() {
+	c := &geminiJSONConv{w: warnings{target: GeminiJSON}}
+	probe := ck.root.clone()
+	if why := c.cycles(probe); why != "" {
+		ck.add("", "$ref", "a reference cycle must pass through a property that is not required: "+why)
+		return
+	}
+	for _, w := range c.w.list {
+		ck.add(w.Pointer, "required", "a reference cycle must pass through a property that is not required")
+	}
 }
 
 type checker struct {
@@ -105,13 +231,7 @@ func (ck *checker) strict(s *node, ptr string, depth int, root bool) {
 			ck.add(ptr, k, "OpenAI's strict mode does not support this keyword")
 		}
 	}
-	if ref, ok := s.str("$ref"); ok {
-		if len(s.keys) != 1 {
-			ck.add(ptr, "$ref", "a $ref must have no sibling keywords in strict mode")
-		}
-		if _, ok := resolve(ck.root, ref); !ok {
-			ck.add(ptr, "$ref", "a $ref must point into the schema")
-		}
+	if ck.refAlone(s, ptr) {
 		return
 	}
 	if root && s.has("anyOf") {
@@ -209,6 +329,22 @@ func (ck *checker) strict(s *node, ptr string, depth int, root bool) {
 	}
 }
 
+// refAlone checks a subschema with a $ref in strict mode, where nothing
+// may stand beside it, and reports whether it has one.
+func (ck *checker) refAlone(s *node, ptr string) bool {
+	ref, ok := s.str("$ref")
+	if !ok {
+		return false
+	}
+	if len(s.keys) != 1 {
+		ck.add(ptr, "$ref", "a $ref must have no sibling keywords in strict mode")
+	}
+	if _, ok := resolve(ck.root, ref); !ok {
+		ck.add(ptr, "$ref", "a $ref must point into the schema")
+	}
+	return true
+}
+
 func (ck *checker) strictLimits() {
 	if ck.props > strictMaxProps {
 		ck.add("", "", fmt.Sprintf("at most %d properties in all (has %d)", strictMaxProps, ck.props))
@@ -259,8 +395,8 @@ func (ck *checker) gemini(s *node, ptr string, root bool) {
 	}
 	for _, k := range []string{"minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"} {
 		if v := s.get(k); v != nil {
-			if _, ok := nonNegInt(v); !ok {
-				ck.add(ptr, k, k+" must be a whole number, 0 or more")
+			if _, ok := nonNegInt(v); !ok || !digits(v.s) {
+				ck.add(ptr, k, k+" must be a whole number, 0 or more, written as an integer")
 			}
 		}
 	}
@@ -352,6 +488,18 @@ func (ck *checker) geminiJSON(s *node, ptr string, depth int) {
 		if _, ok := resolve(ck.root, ref); !ok && !ck.anchor(ref) {
 			ck.add(ptr, "$ref", "a $ref must point into the schema")
 		}
+		for _, k := range s.keys {
+			if !strings.HasPrefix(k, "$") {
+				ck.add(ptr, k, "beside a $ref, only keywords starting with $ may be set")
+			}
+		}
+	}
+	for _, k := range []string{"minItems", "maxItems"} {
+		if v := s.get(k); v != nil {
+			if _, ok := nonNegInt(v); !ok || !digits(v.s) {
+				ck.add(ptr, k, k+" must be a whole number, 0 or more, written as an integer")
+			}
+		}
 	}
 	for _, k := range []string{"properties", "$defs"} {
 		if m := s.get(k); m != nil && m.kind == kObject {
@@ -372,6 +520,19 @@ func (ck *checker) geminiJSON(s *node, ptr string, depth int) {
 			}
 		}
 	}
+}
+
+// digits reports whether a number literal is written as a plain integer.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // anchor reports whether ref is "#name" for an $anchor of the schema.

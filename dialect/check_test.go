@@ -59,7 +59,7 @@ func TestCheckRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, v := range dialect.Check(tt.target, []byte(tt.schema)) {
+			for _, v := range dialect.Check([]byte(tt.schema), tt.target) {
 				got = append(got, v.Pointer+" "+v.Keyword)
 				assert.NotEmpty(t, v.Rule)
 				assert.NotEmpty(t, v.String())

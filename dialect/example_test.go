@@ -1,8 +1,11 @@
 package dialect_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
+	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/dialect"
 )
 
@@ -27,9 +30,9 @@ func ExampleConvert() {
 	// Output:
 	// openai-strict
 	// {"type":"object","properties":{"city":{"type":"string","description":"City name. At least 1 character."},"units":{"type":["string","null"],"enum":["metric","imperial",null],"description":"Default: \"metric\"."}},"required":["city","units"],"additionalProperties":false}
-	// openai-strict: /properties/city: minLength moved to the description: "At least 1 character."
-	// openai-strict: /properties/units: default moved to the description: "Default: \"metric\"."
-	// openai-strict: (root): required rewritten: "optional keys made required and nullable (null means absent): units"
+	// notice: openai-strict: /properties/city: minLength moved to the description: "At least 1 character."
+	// notice: openai-strict: /properties/units: default moved to the description: "Default: \"metric\"."
+	// info: openai-strict: (root): required rewritten: "optional keys made required and nullable (null means absent): units"
 }
 
 // A free-form map cannot be strict: the schema goes as it is, non-strict,
@@ -41,7 +44,7 @@ func ExampleConvert_fallback() {
 	fmt.Println(c.Warnings[0])
 	// Output:
 	// openai
-	// openai-strict: /properties/env: sent as openai: it is a map with keys of its own (additionalProperties is a schema), and strict mode needs every key declared
+	// lossy: openai-strict: /properties/env: sent as openai: it is a map with keys of its own (additionalProperties is a schema), and strict mode needs every key declared
 }
 
 // The Schema object of Gemini has Gemini's type names, null as nullable,
@@ -58,11 +61,36 @@ func ExampleConvert_gemini() {
 
 func ExampleCheck() {
 	schema := []byte(`{"type":"object","properties":{"q":{"type":"string","minLength":1}}}`)
-	for _, v := range dialect.Check(dialect.OpenAIStrict, schema) {
+	for _, v := range dialect.Check(schema, dialect.OpenAIStrict) {
 		fmt.Println(v)
 	}
 	// Output:
 	// (root): additionalProperties: every object must have additionalProperties: false
 	// (root): required: required must list every property, once
 	// /properties/q: minLength: OpenAI's strict mode does not support this keyword
+}
+
+// An Exporter over a registry: the tools as Anthropic accepts them, and a
+// call of the model mapped back to the tool's own names.
+func ExampleExporter() {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.NewRaw(tool.Definition{Name: "lookup", Description: "Looks a user up.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"user name":{"type":"string"}},"required":["user name"]}`)},
+		func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult(string(args)), nil
+		}))
+
+	x := dialect.NewExporter(reg, dialect.Anthropic)
+	for _, t := range x.Tools() {
+		fmt.Println(t.Name, string(t.Schema))
+	}
+	for _, w := range x.Warnings() {
+		fmt.Println(w)
+	}
+	req := x.Request("toolu_1", "lookup", json.RawMessage(`{"user_name":"ann"}`))
+	fmt.Println(reg.Call(context.Background(), struct{}{}, req).Text())
+	// Output:
+	// lookup {"type":"object","properties":{"user_name":{"type":"string"}},"required":["user_name"]}
+	// notice: lookup: anthropic: /properties/user name: renamed: sent as "user_name": letters, digits, '_', '.' and '-', at most 64
+	// {"user name":"ann"}
 }

@@ -29,9 +29,16 @@ import (
 //     and 'date-time' are supported for STRING type");
 //   - an OBJECT has non-empty properties (the API refuses an empty one:
 //     "properties: should be non-empty for OBJECT type"); a function with
-//     no parameters leaves parameters unset;
+//     no parameters leaves parameters unset, so only a root that takes no
+//     key at all (additionalProperties false) goes as no parameters, and a
+//     root that takes any key falls back to GeminiJSON;
+//   - maxItems, minItems, maxLength, minLength, maxProperties and
+//     minProperties are int64 fields: written as integers ("2", not "2.0",
+//     which the Go SDK cannot read);
 //   - parameter names start with a letter or an underscore and hold only
-//     a-z, A-Z, 0-9 and underscores, at most 64 (FunctionDeclaration).
+//     a-z, A-Z, 0-9 and underscores, at most 64 (FunctionDeclaration):
+//     another name is renamed (Renamed) and the model's calls are mapped
+//     back.
 //
 // Properties is a map in the Go SDK, so their order goes in
 // propertyOrdering, which the API documents for that purpose.
@@ -56,7 +63,18 @@ func convertGemini(root *node) Converted {
 	if c.failWhy != "" {
 		return fallback(root, Gemini, c.failPtr, c.failWhy)
 	}
-	return Converted{Target: Gemini, Schema: out.marshal(), Warnings: c.w.list}
+	renamed := renameKeys(out, geminiNames, &c.w, false)
+	return Converted{Target: Gemini, Schema: out.marshal(), Warnings: c.w.list, Renamed: renamed}
+}
+
+// geminiNames is Gemini's rule for parameter names.
+var geminiNames = nameRule{
+	ok: geminiParam.MatchString,
+	allowed: func(c byte, first bool) bool {
+		return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
+	},
+	max:  64,
+	says: "a letter or '_', then letters, digits or '_', at most 64",
 }
 
 func (c *geminiConv) fail(ptr, format string, args ...any) {
@@ -205,8 +223,8 @@ func (c *geminiConv) schema(s *node, ptr string, root bool) *node {
 		case "exclusiveMinimum", "exclusiveMaximum":
 			notes = c.exclusive(out, s, v, ptr, k, kind, notes)
 		case "minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties":
-			if _, ok := nonNegInt(v); ok && appliesTo(k, kind) {
-				out.set(k, v.clone())
+			if n, ok := nonNegInt(v); ok && appliesTo(k, kind) {
+				out.set(k, newNumber(strconv.FormatInt(n, 10))) // "2.0" is an integer too, but not to the SDK
 			} else {
 				c.w.add(ptr, k, Dropped, "")
 			}
@@ -385,22 +403,22 @@ func (c *geminiConv) object(s, out *node, ptr string, root bool, notes []string)
 		return notes
 	}
 	addl := s.get("additionalProperties")
-	open := addl != nil && !(addl.kind == kBool && !addl.b)
+	closed := addl != nil && addl.kind == kBool && !addl.b
 	if props == nil || len(props.keys) == 0 {
-		if open || !root {
+		switch {
+		case !root:
 			c.fail(ptr, "it is an object with no declared properties, which the Schema object cannot express")
-		} else if addl != nil {
-			c.w.add(ptr, "additionalProperties", Dropped, "")
+		case !closed:
+			c.fail(ptr, "its root takes keys of any name (no declared properties, and additionalProperties is not false), which a function with no parameters would not offer")
+		default:
+			c.w.add(ptr, "additionalProperties", Dropped, "") // a root with no parameters: the adapter leaves parameters unset
 		}
-		return notes // a root with no parameters: the adapter leaves parameters unset
+		return notes
 	}
+	open := addl != nil && !closed
 	outProps := newObject()
 	names := make([]string, 0, len(props.keys))
 	for i, name := range props.keys {
-		if root && !geminiParam.MatchString(name) {
-			c.fail(ptr+"/properties/"+pointerToken(name), "the parameter name %q is not one Gemini accepts (a letter or _, then letters, digits or _, at most 64)", name)
-			return notes
-		}
 		outProps.set(name, c.schema(props.vals[i], ptr+"/properties/"+pointerToken(name), false))
 		names = append(names, name)
 	}

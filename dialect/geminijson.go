@@ -19,7 +19,22 @@ import (
 //   - properties, required, additionalProperties, propertyOrdering;
 //   - items, prefixItems, minItems, maxItems;
 //   - enum (of strings and numbers), format, minimum, maximum;
-//   - anyOf, and oneOf read as anyOf.
+//   - anyOf, and oneOf read as anyOf;
+//   - "If $ref is set on a sub-schema, no other properties, except for
+//     those starting as a $, may be set": a reference with other keywords
+//     beside it is wrapped in an anyOf of one branch, which may hold them;
+//   - "Cyclic references are unrolled to a limited degree and, as such,
+//     may only be used within non-required properties. (Nullable
+//     properties are not sufficient.)": a required property on a cycle is
+//     made optional, its requirement said in the description; a cycle
+//     through no property at all cannot be sent (Convert's error wraps
+//     ErrCannotExpress).
+//
+// (The same text is google.golang.org/genai's documentation of
+// GenerationConfig.ResponseJsonSchema, the same subset.) Integer keywords
+// are written as integers, and the root's property names follow the
+// Schema object's rule for parameter names, since the model calls the
+// function by the same names whichever form describes them.
 //
 // Every other keyword moves to the description.
 var geminiJSONKeywords = []string{
@@ -37,36 +52,154 @@ func convertGeminiJSON(root *node) Converted {
 		c.w.add("", "definitions", Rewritten, "$defs, with the references to it")
 	}
 	out := c.schema(in, "")
-	c.danglingRefs(out, out, "", 0)
-	return Converted{Target: GeminiJSON, Schema: out.marshal(), Warnings: c.w.list}
+	c.danglingRefs(out)
+	c.refSiblings(out)
+	if why := c.cycles(out); why != "" {
+		return Converted{Target: GeminiJSON, refused: why}
+	}
+	renamed := renameKeys(out, geminiNames, &c.w, false)
+	return Converted{Target: GeminiJSON, Schema: out.marshal(), Warnings: c.w.list, Renamed: renamed}
+}
+
+// refSiblings wraps each reference that has keywords beside it (other than
+// $-keywords) in an anyOf of one branch, where they may stay.
+func (c *geminiJSONConv) refSiblings(root *node) {
+	eachSubschema(root, "", 0, func(n *node, ptr string) {
+		ref := n.get("$ref")
+		if ref == nil || !slices.ContainsFunc(n.keys, func(k string) bool { return !strings.HasPrefix(k, "$") }) {
+			return
+		}
+		n.del("$ref")
+		if n.has("anyOf") {
+			// Both must hold, which needs an allOf the subset lacks: the
+			// reference is said in words.
+			s := "Must also match the schema at " + strconv.Quote(cut(ref.s, maxNoteJSON)) + "."
+			describe(n, s)
+			c.w.add(ptr, "$ref", Moved, s)
+			return
+		}
+		inner := newObject()
+		inner.set("$ref", ref)
+		n.set("anyOf", newArray(inner))
+		c.w.add(ptr, "$ref", Rewritten, "an anyOf of one branch, so the keywords beside it may stay")
+	})
 }
 
 // danglingRefs removes the references that point nowhere in the converted
 // schema (into a keyword that moved to a description, or out of the
 // document), moving them to the description too.
-func (c *geminiJSONConv) danglingRefs(root, n *node, ptr string, depth int) {
-	if depth > maxDepth || n.kind != kObject && n.kind != kArray {
-		return
-	}
-	if ref, ok := n.str("$ref"); ok {
-		ck := checker{root: root}
-		if _, ok := resolve(root, ref); !ok && !ck.anchor(ref) {
-			s := "Must match the schema at " + strconv.Quote(cut(ref, maxNoteJSON)) + "."
-			c.w.add(ptr, "$ref", Moved, s)
-			n.del("$ref")
-			describe(n, s)
+func (c *geminiJSONConv) danglingRefs(root *node) {
+	ck := checker{root: root}
+	eachSubschema(root, "", 0, func(n *node, ptr string) {
+		if ref, ok := n.str("$ref"); ok {
+			if _, ok := resolve(root, ref); !ok && !ck.anchor(ref) {
+				s := "Must match the schema at " + strconv.Quote(cut(ref, maxNoteJSON)) + "."
+				c.w.add(ptr, "$ref", Moved, s)
+				n.del("$ref")
+				describe(n, s)
+			}
 		}
-	}
-	for i, k := range n.keys {
-		c.danglingRefs(root, n.vals[i], ptr+"/"+pointerToken(k), depth+1)
-	}
-	for i, e := range n.arr {
-		c.danglingRefs(root, e, ptr+"/"+strconv.Itoa(i), depth+1)
-	}
+	})
 }
 
 type geminiJSONConv struct {
 	w warnings
+}
+
+// maxCycleSteps bounds the walk that looks for cycles through required
+// properties: each path from the root is walked, which real schemas keep
+// small; past the bound the walk stops looking.
+const maxCycleSteps = 100_000
+
+// cycles makes every reference cycle of the converted schema pass through
+// a property that is not required, as Gemini wants: where a cycle passes
+// only through required ones, the one nearest the reference is made
+// optional and its requirement said in its object's description. It
+// returns why the schema cannot be sent when a cycle passes through no
+// property at all.
+func (c *geminiJSONConv) cycles(root *node) string {
+	type edge struct {
+		obj      *node // the object schema whose property this is
+		name     string
+		ptr      string
+		optional bool
+	}
+	var (
+		edges  []edge
+		frames = map[*node]int{} // schemas entered by a reference, and len(edges) then
+		steps  int
+		why    string
+	)
+	var walk func(s *node, ptr string, depth int)
+	walk = func(s *node, ptr string, depth int) {
+		if why != "" || s == nil || s.kind != kObject || depth > maxDepth {
+			return
+		}
+		if steps++; steps > maxCycleSteps {
+			return
+		}
+		if ref, ok := s.str("$ref"); ok {
+			target, ok := resolve(root, ref)
+			if !ok || target.kind != kObject {
+				return
+			}
+			if at, open := frames[target]; open {
+				last := -1
+				for i := at; i < len(edges); i++ {
+					if edges[i].optional {
+						return // the cycle may end there
+					}
+					last = i
+				}
+				if last < 0 {
+					why = "its reference at " + strconv.Quote(ptr) + " leads back to itself through no property, which Gemini cannot unroll"
+					return
+				}
+				e := &edges[last]
+				e.optional = true
+				req := e.obj.get("required")
+				kept := newArray()
+				for _, r := range req.arr {
+					if r.kind != kString || r.s != e.name {
+						kept.arr = append(kept.arr, r)
+					}
+				}
+				if len(kept.arr) == 0 {
+					e.obj.del("required")
+				} else {
+					e.obj.set("required", kept)
+				}
+				n := "Must also have the key " + strconv.Quote(e.name) + "."
+				describe(e.obj, n)
+				c.w.add(e.ptr, "required", Moved, n+" (a required key on a recursive path, which Gemini does not allow)")
+				return
+			}
+			frames[target] = len(edges)
+			walk(target, strings.TrimPrefix(ref, "#"), depth+1)
+			delete(frames, target)
+		}
+		if p := s.get("properties"); p != nil && p.kind == kObject {
+			req := stringList(s.get("required"))
+			for i, name := range p.keys {
+				edges = append(edges, edge{obj: s, name: name, ptr: ptr, optional: !slices.Contains(req, name)})
+				walk(p.vals[i], ptr+"/properties/"+pointerToken(name), depth+1)
+				edges = edges[:len(edges)-1]
+			}
+		}
+		for _, k := range []string{"items", "additionalProperties"} {
+			walk(s.get(k), ptr+"/"+k, depth+1)
+		}
+		for _, k := range []string{"anyOf", "prefixItems", "allOf"} {
+			if a := s.get(k); a != nil && a.kind == kArray {
+				for i, b := range a.arr {
+					walk(b, ptr+"/"+k+"/"+strconv.Itoa(i), depth+1)
+				}
+			}
+		}
+	}
+	frames[root] = 0
+	walk(root, "", 0)
+	return why
 }
 
 // renameDefinitions moves draft-07's definitions to $defs and points every
@@ -77,26 +210,14 @@ func renameDefinitions(root *node) {
 			root.keys[i] = "$defs"
 		}
 	}
-	var walk func(n *node, depth int)
-	walk = func(n *node, depth int) {
-		if depth > maxDepth {
-			return
-		}
-		for i, k := range n.keys {
-			v := n.vals[i]
-			if k == "$ref" && v.kind == kString {
-				if rest, ok := strings.CutPrefix(v.s, "#/definitions/"); ok {
-					v.s = "#/$defs/" + rest
-				}
-				continue
+	root.idx = nil
+	eachSubschema(root, "", 0, func(n *node, _ string) {
+		if v := n.get("$ref"); v != nil && v.kind == kString {
+			if rest, ok := strings.CutPrefix(v.s, "#/definitions/"); ok {
+				v.s = "#/$defs/" + rest
 			}
-			walk(v, depth+1)
 		}
-		for _, e := range n.arr {
-			walk(e, depth+1)
-		}
-	}
-	walk(root, 0)
+	})
 }
 
 // schema converts one subschema. Unlike the other targets it never gives
@@ -169,8 +290,16 @@ func (c *geminiJSONConv) schema(s *node, ptr string) *node {
 				out.set("prefixItems", c.list(v, at))
 				c.w.add(ptr, k, Rewritten, "prefixItems")
 			case v.kind == kBool && !v.b:
-				out.set("maxItems", newNumber("0"))
-				c.w.add(ptr, k, Rewritten, "maxItems 0")
+				// no items past those prefixItems lists, if any
+				n := int64(0)
+				if p := s.get("prefixItems"); p != nil && p.kind == kArray {
+					n = int64(len(p.arr))
+				}
+				if m, ok := nonNegInt(s.get("maxItems")); ok && m < n {
+					n = m
+				}
+				out.set("maxItems", newNumber(strconv.FormatInt(n, 10)))
+				c.w.add(ptr, k, Rewritten, "maxItems "+strconv.FormatInt(n, 10))
 			default:
 				out.set(k, c.schema(v, at))
 			}
@@ -234,10 +363,12 @@ func (c *geminiJSONConv) schema(s *node, ptr string) *node {
 				c.w.add(ptr, k, Dropped, "")
 			}
 		case "minItems", "maxItems":
-			if _, ok := nonNegInt(v); ok {
-				out.set(k, v.clone())
-			} else {
+			switch n, ok := nonNegInt(v); {
+			case !ok:
 				c.w.add(ptr, k, Dropped, "")
+			case k == "maxItems" && out.has("maxItems"): // set by items: false, no larger
+			default:
+				out.set(k, newNumber(strconv.FormatInt(n, 10)))
 			}
 		case "minimum", "maximum":
 			if v.kind == kNumber {

@@ -16,7 +16,7 @@ import (
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
-var targets = []dialect.Target{dialect.OpenAI, dialect.OpenAIStrict, dialect.Anthropic, dialect.Gemini, dialect.GeminiJSON}
+var targets = []dialect.Target{dialect.OpenAI, dialect.OpenAIStrict, dialect.Anthropic, dialect.AnthropicStrict, dialect.Gemini, dialect.GeminiJSON}
 
 // exported is one tool's schema as a golden file shows it.
 type exported struct {
@@ -72,7 +72,7 @@ func TestLibraryArgumentsConvertCleanly(t *testing.T) {
 			c, err := dialect.Convert(d.InputSchema, tg)
 			require.NoError(t, err)
 			assert.Equal(t, tg, c.Target, "%s: %v", d.Name, c.Warnings)
-			assert.Empty(t, dialect.Check(tg, c.Schema), d.Name)
+			assert.Empty(t, dialect.Check(c.Schema, tg), d.Name)
 		}
 	}
 }
@@ -90,7 +90,7 @@ func TestGoldenConversions(t *testing.T) {
 				for _, d := range defs {
 					c, err := dialect.Convert(d.InputSchema, tg)
 					require.NoError(t, err, d.Name)
-					assert.Empty(t, dialect.Check(c.Target, c.Schema), "%s: %s", d.Name, c.Schema)
+					assert.Empty(t, dialect.Check(c.Schema, c.Target), "%s: %s", d.Name, c.Schema)
 					if c.Target != tg {
 						require.NotEmpty(t, c.Warnings)
 						assert.Equal(t, dialect.Fallback, c.Warnings[0].Action, "%s fell back without saying why", d.Name)

@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -18,8 +19,12 @@ func note(s *node, k string) string {
 	}
 	num := func() string { return v.compact(maxNoteJSON) }
 	count := func(one, many string) string {
-		if n, ok := nonNegInt(v); ok && n == 1 {
+		n, ok := nonNegInt(v)
+		switch {
+		case ok && n == 1:
 			return "1 " + one
+		case ok:
+			return strconv.FormatInt(n, 10) + " " + many // 8, not 8.0
 		}
 		return num() + " " + many
 	}

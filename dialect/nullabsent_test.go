@@ -31,6 +31,17 @@ var strictSchemas = map[string]string{
 		`"shape":{"anyOf":[{"type":"object","properties":{"r":{"type":"number"},"label":{"type":"string"}},"required":["r"],"additionalProperties":false},` +
 		`{"type":"object","properties":{"w":{"type":"number"},"h":{"type":"number"}},"required":["w"],"additionalProperties":false}]}},` +
 		`"required":["shape"],"additionalProperties":false}`,
+	// r is required in one branch and optional in the other: the strict
+	// schema offers null for it in the second, where null means absent.
+	"union": `{"type":"object","properties":{"shape":{"anyOf":[` +
+		`{"type":"object","properties":{"r":{"type":"number"}},"required":["r"],"additionalProperties":false},` +
+		`{"type":"object","properties":{"r":{"type":"number"},"w":{"type":"number"}},"required":["w"],"additionalProperties":false}]}},` +
+		`"required":["shape"],"additionalProperties":false}`,
+	// Where a branch takes null as a value, a null stays a null.
+	"nullable branch": `{"type":"object","properties":{"shape":{"anyOf":[` +
+		`{"type":"object","properties":{"r":{"type":["number","null"]},"k":{"const":"a"}},"required":["r","k"],"additionalProperties":false},` +
+		`{"type":"object","properties":{"r":{"type":"number"},"w":{"type":"number"}},"required":["w"],"additionalProperties":false}]}},` +
+		`"required":["shape"],"additionalProperties":false}`,
 }
 
 // A model given a strict schema sends every key, null for those it does
@@ -89,6 +100,10 @@ func TestStrictNullCases(t *testing.T) {
 		{"defs", "required key in a definition null", `{"a":{"x":null,"y":null},"b":null}`, tool.StatusInvalid, ""},
 		{"anyOf", "optional anyOf null", `{"v":null,"shape":{"r":1,"label":null}}`, tool.StatusOK, `{"shape":{"r":1}}`},
 		{"anyOf", "optional key in the other branch null", `{"v":2,"shape":{"w":1,"h":null}}`, tool.StatusOK, `{"v":2,"shape":{"w":1}}`},
+		{"union", "a key one branch requires, null for the branch where it is optional", `{"shape":{"r":null,"w":2}}`, tool.StatusOK, `{"shape":{"w":2}}`},
+		{"union", "the branch that requires it", `{"shape":{"r":1}}`, tool.StatusOK, `{"shape":{"r":1}}`},
+		{"union", "null where no branch fits without it", `{"shape":{"r":null}}`, tool.StatusInvalid, ""},
+		{"nullable branch", "null is a value where a branch takes it", `{"shape":{"r":null,"k":"a"}}`, tool.StatusOK, `{"shape":{"r":null,"k":"a"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema+"/"+tt.name, func(t *testing.T) {

@@ -49,7 +49,52 @@ const (
 	maxOutputNodes = 20_000
 )
 
+// A flavor is what one provider's strict mode accepts: OpenAI's (above) or
+// Anthropic's (anthropicstrict.go). The conversion is the same walk.
+type flavor struct {
+	target  Target
+	formats []string
+	// keep reports whether keyword k, with value v, stays as it is; a
+	// keyword it refuses moves to the description. It is asked about the
+	// keywords both strict modes know the same way: formats, patterns,
+	// number bounds, item counts, enums and consts.
+	keep func(k string, v *node) bool
+	// allRequired: every key is required, and an optional one becomes
+	// nullable, null meaning absent (OpenAI).
+	allRequired bool
+	// recursion: references may lead back to themselves (OpenAI).
+	recursion bool
+	// limits: OpenAI's limits on depth and size apply.
+	limits bool
+	// rootRule says why a root anyOf or oneOf cannot stay.
+	rootRule string
+}
+
+var openAIStrict = flavor{
+	target:  OpenAIStrict,
+	formats: strictFormats,
+	keep: func(k string, v *node) bool {
+		switch k {
+		case "pattern":
+			return v.kind == kString
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+			return v.kind == kNumber
+		case "minItems", "maxItems":
+			_, ok := nonNegInt(v)
+			return ok
+		case "enum", "const":
+			return true
+		}
+		return false
+	},
+	allRequired: true,
+	recursion:   true,
+	limits:      true,
+	rootRule:    "and OpenAI wants a plain object at the root",
+}
+
 type strictConv struct {
+	flavor
 	root    *node
 	w       warnings
 	failPtr string
@@ -65,16 +110,25 @@ type strictConv struct {
 type defRef struct{ key, name string }
 
 func convertStrict(root *node) Converted {
-	c := &strictConv{root: root, w: warnings{target: OpenAIStrict}}
+	return strictConvert(root, openAIStrict, nil)
+}
+
+// strictConvert converts root for a strict flavor; finish, if set, checks
+// and completes the converted schema (it may call fail).
+func strictConvert(root *node, f flavor, finish func(c *strictConv, out *node)) Converted {
+	c := &strictConv{flavor: f, root: root, w: warnings{target: f.target}}
 	out := c.schema(root, "", 0, true)
 	c.defs(out)
-	if c.failWhy == "" {
-		c.limits()
+	if c.failWhy == "" && f.limits {
+		c.checkLimits()
+	}
+	if c.failWhy == "" && finish != nil {
+		finish(c, out)
 	}
 	if c.failWhy != "" {
-		return fallback(root, OpenAIStrict, c.failPtr, c.failWhy)
+		return fallback(root, f.target, c.failPtr, c.failWhy)
 	}
-	return Converted{Target: OpenAIStrict, Schema: out.marshal(), Warnings: c.w.list}
+	return Converted{Target: f.target, Schema: out.marshal(), Warnings: c.w.list}
 }
 
 func (c *strictConv) fail(ptr, format string, args ...any) {
@@ -148,14 +202,14 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 		if kind = inferType(s); kind != "" && !s.has("anyOf") && !s.has("oneOf") {
 			out.set("type", newString(kind))
 			c.w.add(ptr, "type", Rewritten, `added "`+kind+`", which its other keywords imply`)
-		} else if !s.has("anyOf") && !s.has("oneOf") && !s.has("enum") && !s.has("const") {
+		} else if !s.has("anyOf") && !s.has("oneOf") && !c.keptValues(s) {
 			c.fail(ptr, "it accepts a value of any type, and strict mode needs a type for every value")
 			return s
 		}
 	}
 	if kind == "object" {
 		depth++
-		if depth > strictMaxDepth {
+		if c.limits && depth > strictMaxDepth {
 			c.fail(ptr, "objects nest more than %d levels deep, OpenAI's limit", strictMaxDepth)
 			return s
 		}
@@ -195,9 +249,17 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 				c.fail(at, "its enum is not a list of values")
 				return s
 			}
+			if !c.keep(k, v) {
+				notes = c.moved(notes, s, ptr, k)
+				continue
+			}
 			c.countEnum(v, at)
 			out.set(k, v.clone())
 		case "const":
+			if !c.keep(k, v) {
+				notes = c.moved(notes, s, ptr, k)
+				continue
+			}
 			c.countString(v)
 			out.set(k, v.clone())
 		case "anyOf", "oneOf":
@@ -210,7 +272,7 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 				return s
 			}
 			if root {
-				c.fail(at, "its root has %s, and OpenAI wants a plain object at the root", k)
+				c.fail(at, "its root has %s, %s", k, c.rootRule)
 				return s
 			}
 			branches := newArray()
@@ -228,28 +290,16 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 				c.w.add(ptr, k, Dropped, "")
 			} // the root's are converted when referred to, after the root
 		case "format":
-			if v.kind == kString && slices.Contains(strictFormats, v.s) {
+			if v.kind == kString && slices.Contains(c.formats, v.s) {
 				out.set(k, v.clone())
 			} else {
 				notes = c.moved(notes, s, ptr, k)
 			}
-		case "pattern":
-			if v.kind == kString {
+		case "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems":
+			if c.keep(k, v) {
 				out.set(k, v.clone())
 			} else {
-				c.w.add(ptr, k, Dropped, "")
-			}
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
-			if v.kind == kNumber {
-				out.set(k, v.clone())
-			} else {
-				c.w.add(ptr, k, Dropped, "")
-			}
-		case "minItems", "maxItems":
-			if _, ok := nonNegInt(v); ok {
-				out.set(k, v.clone())
-			} else {
-				c.w.add(ptr, k, Dropped, "")
+				notes = c.moved(notes, s, ptr, k)
 			}
 		case "$dynamicRef":
 			c.fail(at, "it uses $dynamicRef, which strict mode cannot express")
@@ -271,6 +321,17 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 	}
 	describe(out, notes...)
 	return out
+}
+
+// keptValues reports whether s lists its values (an enum or a const the
+// flavor keeps), which then stand for a type.
+func (c *strictConv) keptValues(s *node) bool {
+	for _, k := range []string{"enum", "const"} {
+		if v := s.get(k); v != nil && c.keep(k, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // moved drops keyword k of s and returns notes with the sentence that says
@@ -324,7 +385,7 @@ func (c *strictConv) object(s, out *node, ptr string, depth int) bool {
 			if c.failWhy != "" {
 				return false
 			}
-			if !isRequired[name] && !acceptsNull(child) {
+			if c.allRequired && !isRequired[name] && !acceptsNull(child) {
 				child = nullable(child)
 				optional = append(optional, name)
 			}
@@ -339,7 +400,7 @@ func (c *strictConv) object(s, out *node, ptr string, depth int) bool {
 		}
 	}
 	if !closed {
-		c.w.add(ptr, "additionalProperties", Rewritten, "false: keys that are not declared are not offered to the model")
+		c.w.addSeverity(Notice, ptr, "additionalProperties", Rewritten, "false: keys that are not declared are not offered to the model")
 	}
 	if len(optional) > 0 {
 		c.w.add(ptr, "required", Rewritten, "optional keys made required and nullable (null means absent): "+strings.Join(optional, ", "))
@@ -348,7 +409,11 @@ func (c *strictConv) object(s, out *node, ptr string, depth int) bool {
 		out.set("type", newString("object"))
 	}
 	out.set("properties", outProps)
-	out.set("required", stringArray(names))
+	if c.allRequired {
+		out.set("required", stringArray(names))
+	} else if len(required) > 0 {
+		out.set("required", stringArray(required))
+	}
 	out.set("additionalProperties", newBool(false))
 	return true
 }
@@ -412,10 +477,18 @@ func (c *strictConv) ref(s *node, ref, ptr string, depth int, root bool) *node {
 	def, isDef := c.defName(ref)
 	bare := len(s.keys) == 1
 	if bare && !root && (ref == "#" || isDef) {
+		if ref == "#" && !c.recursion {
+			c.fail(ptr+"/$ref", "it refers back to the root, and strict tool use does not support recursive schemas")
+			return s
+		}
 		c.need(def, isDef)
 		return s.clone()
 	}
 	if slices.Contains(c.inlining, ref) {
+		if !c.recursion {
+			c.fail(ptr+"/$ref", "it is recursive (through %q), and strict tool use does not support recursive schemas", ref)
+			return s
+		}
 		if ref != "#" && !isDef {
 			c.fail(ptr+"/$ref", "its $ref %q is recursive and does not point to a definition", ref)
 			return s
@@ -530,7 +603,7 @@ func (c *strictConv) countEnum(v *node, ptr string) {
 	}
 }
 
-func (c *strictConv) limits() {
+func (c *strictConv) checkLimits() {
 	switch {
 	case c.props > strictMaxProps:
 		c.fail("", "it has %d properties in all; OpenAI allows %d", c.props, strictMaxProps)

@@ -1,7 +1,9 @@
 // Package toolanthropic connects a tool.Registry to Anthropic's official
-// Go SDK (github.com/anthropics/anthropic-sdk-go) and its Messages API. It
-// returns and takes the SDK's own types, so what it gives goes straight
-// into a request.
+// Go SDK (github.com/anthropics/anthropic-sdk-go/v2) and its Messages API.
+// It returns and takes the SDK's own types, so what it gives goes straight
+// into a request. It is built and tested against
+// github.com/anthropics/anthropic-sdk-go/v2 v2.15.0; the SDK's v1 line
+// (frozen at v1.84.0) is not supported, its types being other types.
 //
 // The package is named toolanthropic, not anthropic, so that it reads well
 // next to the SDK's package at the call site: toolanthropic.New beside
@@ -36,12 +38,26 @@
 // answers them. Use them to add a step of your own between the calls and
 // the registry.
 //
+// # Testing the loop offline
+//
+// Package anthropictest runs a local stand-in for the Messages API that
+// answers with the tool_use blocks a test scripts, refuses what the real
+// API refuses, and records what the loop sent: a full turn tested in
+// about ten lines.
+//
 // # Schemas and results
 //
 // Anthropic takes a tool's input schema as JSON Schema, so it is sent as
-// the registry holds it, except anyOf, oneOf and allOf at the top level,
-// which the API refuses: an allOf is merged in, the others are said in the
-// description (see package dialect), and Warnings lists what changed.
+// the registry holds it, except what the API refuses: anyOf, oneOf and
+// allOf at the top level (an allOf is merged in, the others are said in
+// the description), and property names outside ^[a-zA-Z0-9_.-]{1,64}$,
+// which are renamed and mapped back in the calls (see package dialect).
+// Warnings lists what changed, each with a Severity.
+//
+// With Options.Strict, tools go with Anthropic's strict tool use, the
+// API holding the model's calls to the schema, as far as each schema and
+// the per-request limits on strict tools allow; the others go non-strict,
+// and Warnings says why.
 //
 // A result's text blocks, images (JPEG, PNG, GIF, WebP) and embedded PDFs
 // and text files go to the model as Anthropic's own content blocks; other

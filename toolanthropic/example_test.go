@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/toolbelt-go/tool"
 	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
@@ -28,8 +28,8 @@ func ExampleAdapter_Run() {
 		{"type":"tool_use","id":"toolu_2","name":"wether","input":{"city":"Porto"}}]}`), &msg)
 
 	turn := ai.Run(context.Background(), struct{}{}, &msg)
-	fmt.Println(turn[0].Role, "then", turn[1].Role)
-	for _, b := range turn[1].Content {
+	fmt.Println(role(turn[0]), "then", role(turn[1]))
+	for _, b := range turn[1].OfUser.Content {
 		r := b.OfToolResult
 		fmt.Printf("%s error=%v: %s\n", r.ToolUseID, r.IsError.Value, r.Content[0].OfText.Text)
 	}
@@ -37,4 +37,11 @@ func ExampleAdapter_Run() {
 	// assistant then user
 	// toolu_1 error=false: 21°C and sunny in Lisbon
 	// toolu_2 error=true: Error: there is no tool named "wether" (names are case-sensitive). Did you mean "weather"? Available tools: weather.
+}
+
+func role(m anthropic.MessageParam) string {
+	if m.OfAssistant != nil {
+		return "assistant"
+	}
+	return "user"
 }

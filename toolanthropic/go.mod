@@ -3,7 +3,7 @@ module github.com/toolbelt-go/tool/toolanthropic
 go 1.25.0
 
 require (
-	github.com/anthropics/anthropic-sdk-go v1.84.0
+	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/stretchr/testify v1.12.1
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
 )

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"slices"
 
-	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/toolbelt-go/tool"
 )
@@ -19,7 +19,9 @@ func (a *Adapter[C]) Requests(msg *anthropic.Message) []tool.Request {
 	var reqs []tool.Request
 	for _, b := range msg.Content {
 		if b.Type == "tool_use" {
-			reqs = append(reqs, tool.Request{ID: b.ID, Name: b.Name, Args: b.Input, Session: a.session})
+			req := a.x.Request(b.ID, b.Name, b.Input)
+			req.Session = a.session
+			reqs = append(reqs, req)
 		}
 	}
 	return reqs

@@ -5,27 +5,37 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
-	"github.com/toolbelt-go/tool/internal/providertest"
+	"github.com/toolbelt-go/tool/dialect"
 	toolanthropic "github.com/toolbelt-go/tool/toolanthropic"
+	"github.com/toolbelt-go/tool/toolanthropic/anthropictest"
 )
 
-func testClient(f *providertest.FakeAPI) anthropic.Client {
-	return anthropic.NewClient(option.WithBaseURL(f.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+// The model's first turn: text, then a search, a read that fails, a
+// screenshot, a misspelled tool, invalid arguments.
+var firstTurn = anthropictest.Turn{
+	Text: "I'll search the project for println, read the guide and take a screenshot.",
+	Calls: []anthropictest.Call{
+		{ID: "toolu_search", Name: "search", Input: `{"query":"println"}`},
+		{ID: "toolu_read", Name: "read_file", Input: `{"path":"docs/guide.md"}`},
+		{ID: "toolu_shot", Name: "screenshot", Input: `{}`},
+		{ID: "toolu_case", Name: "Search", Input: `{"query":"x"}`},
+		{ID: "toolu_bad", Name: "search", Input: `{"query":"","limit":"5"}`},
+	},
 }
 
 // A full Messages turn through the SDK's own client: our tools in the
 // request, the model's tool_use blocks in the response, our tool_result
 // blocks in the next request.
 func TestMessagesTurn(t *testing.T) {
-	api := providertest.NewFakeAPI(t, "messages_response_1.json", "messages_response_2.json")
-	client := testClient(api)
-	reg, searched := providertest.Registry(t)
+	srv := anthropictest.NewServer(firstTurn, anthropictest.Text("println is called in main.go, line 4."))
+	defer srv.Close()
+	client := srv.Client()
+	reg, searched := testRegistry(t)
 	ai := toolanthropic.New(reg, nil)
 	ctx := context.Background()
 
@@ -37,61 +47,134 @@ func TestMessagesTurn(t *testing.T) {
 	}
 	msg, err := client.Messages.New(ctx, params)
 	require.NoError(t, err)
-	providertest.GoldenJSON(t, "messages_request_1.golden.json", api.Body(0))
-	assert.Equal(t, "/v1/messages", api.Path(0))
+	golden(t, "messages_request_1.golden.json", srv.Requests()[0].Body)
 
 	turn := ai.Run(ctx, struct{}{}, msg)
 	require.Len(t, turn, 2, "the model's message, then one user message with the results")
 	params.Messages = append(params.Messages, turn...)
-	assert.Equal(t, providertest.SearchArgs{Query: "println", Limit: 5}, *searched)
+	assert.Equal(t, SearchArgs{Query: "println", Limit: 5}, searched())
 
 	msg, err = client.Messages.New(ctx, params)
-	require.NoError(t, err)
-	providertest.GoldenJSON(t, "messages_request_2.golden.json", api.Body(1))
+	require.NoError(t, err, "every tool_use has its tool_result")
+	golden(t, "messages_request_2.golden.json", srv.Requests()[1].Body)
 	assert.Equal(t, anthropic.StopReasonEndTurn, msg.StopReason)
 	assert.Len(t, ai.Run(ctx, struct{}{}, msg), 1, "no tool_use: only the message itself")
-}
 
-// What each tool_result says, call by call.
-func TestResultsAnswerEveryCall(t *testing.T) {
-	api := providertest.NewFakeAPI(t, "messages_response_1.json")
-	client := testClient(api)
-	reg, _ := providertest.Registry(t)
-	ai := toolanthropic.New(reg, nil)
-	msg, err := client.Messages.New(context.Background(), anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1})
-	require.NoError(t, err)
-	reqs := ai.Requests(msg)
-	require.Len(t, reqs, 5)
-	user := ai.Run(context.Background(), struct{}{}, msg)[1]
-	assert.Equal(t, anthropic.MessageParamRoleUser, user.Role)
-	require.Len(t, user.Content, 5)
 	type want struct {
 		isError bool
 		text    string
-		image   bool
 	}
 	wants := []want{
 		{text: `[{"file":"main.go","line":4}]`},
 		{isError: true, text: "Error: no file named docs/guide.md\nHint: call search first"},
-		{text: "The app's window:", image: true},
+		{text: "The app's window:\n[image]"},
 		{isError: true, text: `Error: there is no tool named "Search" (names are case-sensitive). Did you mean "search"?`},
 		{isError: true, text: "Invalid arguments for search (2 problems)"},
 	}
+	out := srv.Requests()[1].Outputs
+	require.Len(t, out, len(wants))
 	for i, w := range wants {
-		b := user.Content[i].OfToolResult
-		require.NotNil(t, b)
-		assert.Equal(t, reqs[i].ID, b.ToolUseID, "answers are in the calls' order")
-		assert.Equal(t, w.isError, b.IsError.Value, i)
-		require.NotEmpty(t, b.Content)
-		assert.Contains(t, b.Content[0].OfText.Text, w.text, i)
-		if w.image {
-			require.Len(t, b.Content, 2)
-			require.NotNil(t, b.Content[1].OfImage)
-			assert.Equal(t, anthropic.Base64ImageSourceMediaType("image/png"), b.Content[1].OfImage.Source.OfBase64.MediaType)
-		}
+		assert.Equal(t, firstTurn.Calls[i].ID, out[i].CallID, "answers are in the calls' order")
+		assert.Equal(t, w.isError, out[i].IsError, i)
+		assert.Contains(t, out[i].Text, w.text, i)
 	}
 }
 
+// With Options.Strict the tools go with "strict": true, their objects
+// closed and optional keys kept optional; a map goes non-strict.
+func TestStrictTools(t *testing.T) {
+	srv := anthropictest.NewServer(anthropictest.Calls(anthropictest.Call{Name: "search", Input: `{"query":"x"}`}), anthropictest.Text("done"))
+	defer srv.Close()
+	reg, searched := testRegistry(t)
+	ai := toolanthropic.New(reg, &toolanthropic.Options{Strict: true})
+	ctx := context.Background()
+	params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024, Tools: ai.Tools(),
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("x"))}}
+	client := srv.Client()
+	msg, err := client.Messages.New(ctx, params)
+	require.NoError(t, err, "the server checks each strict schema against the strict rules")
+	strict := map[string]bool{}
+	for _, tl := range srv.Requests()[0].Tools {
+		strict[tl.Name] = tl.Strict
+	}
+	assert.Equal(t, map[string]bool{"read_file": true, "screenshot": true, "search": true, "set_env": false}, strict)
+	assert.JSONEq(t, `{"type":"object","properties":{"query":{"type":"string","description":"Text to look for. At least 1 character."},`+
+		`"lang":{"type":"string","enum":["go","md"],"description":"Only files of this language"},`+
+		`"limit":{"type":"integer","description":"Most hits to return. At most 50. At least 1. Default: 5."}},"required":["query"],"additionalProperties":false}`,
+		string(srv.Requests()[0].Tools[2].InputSchema))
+	params.Messages = append(params.Messages, ai.Run(ctx, struct{}{}, msg)...)
+	_, err = client.Messages.New(ctx, params)
+	require.NoError(t, err)
+	assert.Equal(t, SearchArgs{Query: "x", Limit: 5}, searched())
+	var lossy []string
+	for _, w := range ai.Warnings() {
+		if w.Severity >= dialect.Lossy {
+			lossy = append(lossy, w.Tool)
+		}
+	}
+	assert.Equal(t, []string{"set_env"}, lossy)
+}
+
+// A schema's members other than properties and required reach the wire;
+// a top-level anyOf, which the API refuses, becomes a sentence; a schema
+// of only "type": "object" still goes out with its input_schema; property
+// names the API refuses are renamed, and the calls mapped back.
+func TestToolsKeepTheSchema(t *testing.T) {
+	var got json.RawMessage
+	reg := tool.NewRegistry[struct{}](nil)
+	require.NoError(t, reg.Add(
+		tool.NewRaw(tool.Definition{Name: "fetch", Description: "Fetch a page.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"path":{"$ref":"#/$defs/P"}},` +
+				`"anyOf":[{"required":["url"]},{"required":["path"]}],"additionalProperties":false,"$defs":{"P":{"type":"string","minLength":1}}}`)},
+			func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }),
+		tool.NewRaw(tool.Definition{Name: "anything", Description: "Takes any object.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }),
+		tool.NewRaw(tool.Definition{Name: "query", Description: "Query with odd keys.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"filter[id]":{"type":"string"},"user name":{"type":"string"}},"required":["filter[id]"]}`)},
+			func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
+				got = args
+				return tool.TextResult("ok"), nil
+			}),
+	))
+	ai := toolanthropic.New(reg, nil)
+	srv := anthropictest.NewServer(anthropictest.Calls(anthropictest.Call{Name: "query", Input: `{"filter_id_":"7","user_name":"ann"}`}), anthropictest.Text("ok"))
+	defer srv.Close()
+	ctx := context.Background()
+	params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024, Tools: ai.Tools(),
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("x"))}}
+	client := srv.Client()
+	msg, err := client.Messages.New(ctx, params)
+	require.NoError(t, err, "the server refuses a missing input_schema, a root anyOf and property names outside the rule")
+	tools := srv.Requests()[0].Tools
+	require.Len(t, tools, 3)
+	assert.JSONEq(t, `{"type":"object","properties":{}}`, string(tools[0].InputSchema), "anything keeps its input_schema")
+	assert.JSONEq(t, `{"type":"object","properties":{"url":{"type":"string"},"path":{"$ref":"#/$defs/P"}},"additionalProperties":false,`+
+		`"$defs":{"P":{"type":"string","minLength":1}},"description":"Give at least one of: url, path."}`, string(tools[1].InputSchema))
+	params.Messages = append(params.Messages, ai.Run(ctx, struct{}{}, msg)...)
+	assert.JSONEq(t, `{"filter[id]":"7","user name":"ann"}`, string(got), "the tool gets its own names")
+
+	var lines []string
+	for _, w := range ai.Warnings() {
+		lines = append(lines, w.String())
+	}
+	assert.Equal(t, []string{
+		`notice: fetch: anthropic: (root): anyOf moved to the description: "Give at least one of: url, path."`,
+		`notice: query: anthropic: /properties/filter[id]: renamed: sent as "filter_id_": letters, digits, '_', '.' and '-', at most 64`,
+		`notice: query: anthropic: /properties/user name: renamed: sent as "user_name": letters, digits, '_', '.' and '-', at most 64`,
+	}, lines)
+}
+
+func TestSessionIsSetOnRequests(t *testing.T) {
+	reg, _ := testRegistry(t)
+	ai := toolanthropic.New(reg, nil).WithSession("conversation-7")
+	var msg anthropic.Message
+	require.NoError(t, json.Unmarshal([]byte(`{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_1","name":"search","input":{"query":"a"}}]}`), &msg))
+	reqs := ai.Requests(&msg)
+	require.Len(t, reqs, 1)
+	assert.Equal(t, tool.Request{ID: "toolu_1", Name: "search", Args: json.RawMessage(`{"query":"a"}`), Session: "conversation-7"}, reqs[0])
+	assert.Nil(t, ai.Requests(nil))
+	assert.Nil(t, ai.Run(context.Background(), struct{}{}, nil))
+}
 func TestResultContent(t *testing.T) {
 	tests := []struct {
 		name string
@@ -114,42 +197,9 @@ func TestResultContent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := toolanthropic.Results([]*tool.Result{tt.res})
-			b, err := json.Marshal(m.Content[0])
+			b, err := json.Marshal(m.OfUser.Content[0])
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(b))
 		})
 	}
-}
-
-// A schema's members other than properties and required reach the wire;
-// a top-level anyOf, which the API refuses, becomes a sentence.
-func TestToolsKeepTheSchema(t *testing.T) {
-	reg := tool.NewRegistry[struct{}](nil)
-	require.NoError(t, reg.Add(tool.NewRaw(tool.Definition{Name: "fetch", Description: "Fetch a page.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"path":{"$ref":"#/$defs/P"}},` +
-			`"anyOf":[{"required":["url"]},{"required":["path"]}],"additionalProperties":false,"$defs":{"P":{"type":"string","minLength":1}}}`)},
-		func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil })))
-	ai := toolanthropic.New(reg, nil)
-	b, err := json.Marshal(ai.Tools())
-	require.NoError(t, err)
-	assert.JSONEq(t, `[{"name":"fetch","description":"Fetch a page.","input_schema":{"type":"object",`+
-		`"properties":{"url":{"type":"string"},"path":{"$ref":"#/$defs/P"}},"additionalProperties":false,`+
-		`"$defs":{"P":{"type":"string","minLength":1}},"description":"Give at least one of: url, path."}}]`, string(b))
-	require.Len(t, ai.Warnings(), 1)
-	assert.Equal(t, `fetch: anthropic: (root): anyOf moved to the description: "Give at least one of: url, path."`, ai.Warnings()[0].String())
-
-	require.NoError(t, reg.Add(tool.New(tool.Definition{Name: "ping", Description: "Ping."}, func(context.Context, struct{}) (string, error) { return "pong", nil })))
-	assert.Len(t, ai.Tools(), 2, "the adapter follows the registry")
-}
-
-func TestSessionIsSetOnRequests(t *testing.T) {
-	reg, _ := providertest.Registry(t)
-	ai := toolanthropic.New(reg, nil).WithSession("conversation-7")
-	var msg anthropic.Message
-	require.NoError(t, json.Unmarshal([]byte(`{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_1","name":"search","input":{"query":"a"}}]}`), &msg))
-	reqs := ai.Requests(&msg)
-	require.Len(t, reqs, 1)
-	assert.Equal(t, tool.Request{ID: "toolu_1", Name: "search", Args: json.RawMessage(`{"query":"a"}`), Session: "conversation-7"}, reqs[0])
-	assert.Nil(t, ai.Requests(nil))
-	assert.Nil(t, ai.Run(context.Background(), struct{}{}, nil))
 }

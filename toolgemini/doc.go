@@ -1,6 +1,7 @@
 // Package toolgemini connects a tool.Registry to Google's Gen AI Go SDK
 // (google.golang.org/genai), for the Gemini API. It returns and takes the
-// SDK's own types, so what it gives goes straight into a request.
+// SDK's own types, so what it gives goes straight into a request. It is
+// built and tested against google.golang.org/genai v1.77.0.
 //
 // The package is named toolgemini, not genai or gemini, so that it reads
 // well next to the SDK's package at the call site: toolgemini.New beside
@@ -32,6 +33,18 @@
 // ones from the response and the call's position, and Results leaves them
 // out again, so the answers match the calls by position and name.
 //
+// Gemini's API carries numbers as 64-bit floats: an integer of magnitude
+// 2^53 or more, where the tool takes an integer, may arrive changed. Run
+// answers such a call with an error that says so rather than run it with
+// a number the model did not write (see Refused).
+//
+// # Testing the loop offline
+//
+// Package geminitest runs a local stand-in for generateContent that
+// answers with the function calls a test scripts, refuses what the real
+// API refuses, and records what the loop sent: a full turn tested in
+// about ten lines.
+//
 // # Schemas
 //
 // A tool's parameters are sent as the Schema object (a subset of OpenAPI
@@ -40,5 +53,8 @@
 // Schema object lacks moved into the descriptions. A schema it cannot
 // express (a free-form map, a value of any type, a recursive type) is
 // sent as parametersJsonSchema instead; Options.JSONSchema sends every
-// tool that way. Warnings lists every change.
+// tool that way. A function or parameter name Gemini refuses is renamed,
+// and the calls are mapped back; a tool no form can express (a recursion
+// through no property) is left out. Warnings lists every change, each
+// with a Severity.
 package toolgemini

@@ -3,30 +3,23 @@ package toolgemini_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"google.golang.org/genai"
 
 	toolgemini "github.com/toolbelt-go/tool/toolgemini"
-
-	"github.com/toolbelt-go/tool/internal/providertest"
 )
 
 // FuzzRun feeds any response the SDK decodes to Run: it never panics, and
 // answers every function call, in order, by name, with the call's own ID
 // when it had one and none when it did not.
 func FuzzRun(f *testing.F) {
-	b, err := os.ReadFile("testdata/generate_response_1.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(b))
+	f.Add(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"search","args":{"query":"println","lang":"go"}},"thoughtSignature":"bjQLnP+zepicpUTmu3gKLHiQHT+zNzh2hRGjBhevoB1L9RIvNEVUxTveLruM0rfj0WAK1jHDhaXXzOI8d4VFmtvBtMkA/+SNV1tdpcY4BAEl9l2w/j4kSUt26phkV9mGCE/tCLl4r019GWp0RqhrWACeY2thHbFiEbZamq3/KcXlLZxQjFAjRzRNjAetkcvWBor8df9ikvBioJyjgcieced7mprp4wsNvbb1EKJk753ngVAde2uSronrBZxat0Pb"},{"functionCall":{"name":"read_file","args":{"path":"docs/guide.md"}}},{"functionCall":{"name":"grep","args":{"pattern":"println"}}},{"functionCall":{"id":"call-screenshot-7f3a","name":"screenshot","args":{}}},{"functionCall":{"name":"set_env","args":{"vars":{"GOFLAGS":"-mod=mod"}}}}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":402,"candidatesTokenCount":74,"totalTokenCount":593,"promptTokensDetails":[{"modality":"TEXT","tokenCount":402}],"thoughtsTokenCount":117},"modelVersion":"gemini-3-flash","responseId":"mIkgaduWL-Ka1e8PwPmR6Ak"}`)
 	f.Add(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"search","args":{"query":1e400}}},{"functionCall":{}}]}}]}`)
 	f.Add(`{"candidates":[null,{"content":null}]}`)
 	f.Add(`{"candidates":[{"content":{"parts":[null,{"functionCall":{"id":"toolgemini:x:0","name":"read_file"}}]}}]}`)
-	reg, _ := providertest.Registry(f)
+	reg, _ := testRegistry(f)
 	ai := toolgemini.New(reg, nil)
 	f.Fuzz(func(t *testing.T, raw string) {
 		var resp genai.GenerateContentResponse

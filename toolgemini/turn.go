@@ -27,7 +27,8 @@ const idPrefix = "toolgemini:"
 // as it does for calls without IDs.
 //
 // The SDK decodes the arguments into a map: they are encoded again as
-// JSON, keys sorted; an integer beyond 2^53 has lost precision there.
+// JSON, keys sorted. The API carries numbers as 64-bit floats: see
+// Refused for the integers that may have changed on the way.
 func (a *Adapter[C]) Requests(resp *genai.GenerateContentResponse) []tool.Request {
 	content := firstContent(resp)
 	if content == nil {
@@ -51,9 +52,27 @@ func (a *Adapter[C]) Requests(resp *genai.GenerateContentResponse) []tool.Reques
 			}
 			id = idPrefix + key + ":" + strconv.Itoa(len(reqs))
 		}
-		reqs = append(reqs, tool.Request{ID: id, Name: fc.Name, Args: args, Session: a.session})
+		req := a.x.Request(id, fc.Name, args)
+		req.Session = a.session
+		reqs = append(reqs, req)
 	}
 	return reqs
+}
+
+// Refused returns the result that answers req without running it, or nil
+// when req may run. Gemini's API carries every number as a 64-bit float,
+// so an integer of magnitude 2^53 or more may reach the adapter changed by
+// a few units; where the tool's schema takes an integer, the call is
+// answered with an error that says so rather than run with a number the
+// model did not write. Run asks it of every call; ask it yourself before
+// running a request from Requests some other way.
+func (a *Adapter[C]) Refused(req tool.Request) *tool.Result {
+	err := a.x.CheckPrecision(req)
+	if err == nil {
+		return nil
+	}
+	return &tool.Result{CallID: req.ID, Tool: req.Name, Status: tool.StatusInvalid, IsError: true, Err: err,
+		Content: []tool.Content{tool.TextContent("Error: " + err.Error())}}
 }
 
 func firstContent(resp *genai.GenerateContentResponse) *genai.Content {
@@ -80,19 +99,21 @@ func responseKey(resp *genai.GenerateContentResponse, content *genai.Content) st
 }
 
 // Results returns the content that answers a turn's calls: one
-// FunctionResponse part per request and result, in order, with the call's
-// name and, when the call had one, its ID. A successful result is
+// FunctionResponse part per request and result, in order, with the name
+// the model called (the tool's, or the one it was sent under when Gemini
+// refuses the tool's) and, when the call had one, its ID. A successful result is
 // {"output": …}, structured output as JSON and otherwise text; a failed
 // one is {"error": "<text>"}. Images (PNG, JPEG, WebP) and embedded PDFs go
 // along as the response's parts, which Gemini 3 models read; other blocks
 // are named in brackets. The result's host view (Status, Err) is never sent.
-func Results(reqs []tool.Request, results []*tool.Result) *genai.Content {
+func (a *Adapter[C]) Results(reqs []tool.Request, results []*tool.Result) *genai.Content {
 	parts := make([]*genai.Part, 0, len(results))
 	for i, res := range results {
 		name, id := res.Tool, res.CallID
 		if i < len(reqs) {
 			name, id = reqs[i].Name, reqs[i].ID
 		}
+		name = a.x.SentName(name) // the name the model called
 		if strings.HasPrefix(id, idPrefix) {
 			id = ""
 		}
@@ -160,5 +181,18 @@ func (a *Adapter[C]) Run(ctx context.Context, state C, resp *genai.GenerateConte
 	if len(reqs) == 0 {
 		return out
 	}
-	return append(out, Results(reqs, a.reg.CallBatch(ctx, state, reqs, a.opts.Batch)))
+	results := make([]*tool.Result, len(reqs))
+	run := make([]tool.Request, 0, len(reqs))
+	for i, r := range reqs {
+		if results[i] = a.Refused(r); results[i] == nil {
+			run = append(run, r)
+		}
+	}
+	ran := a.reg.CallBatch(ctx, state, run, a.opts.Batch)
+	for i := range results {
+		if results[i] == nil {
+			results[i], ran = ran[0], ran[1:]
+		}
+	}
+	return append(out, a.Results(reqs, results))
 }

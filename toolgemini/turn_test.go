@@ -10,28 +10,31 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/toolbelt-go/tool"
-	"github.com/toolbelt-go/tool/internal/providertest"
+	"github.com/toolbelt-go/tool/dialect"
 	toolgemini "github.com/toolbelt-go/tool/toolgemini"
+	"github.com/toolbelt-go/tool/toolgemini/geminitest"
 )
 
 const model = "gemini-3-flash"
 
-func testClient(t *testing.T, f *providertest.FakeAPI) *genai.Client {
-	t.Helper()
-	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey: "test", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: f.URL},
-	})
-	require.NoError(t, err)
-	return client
-}
+// The model's first turn: a search, a read that fails, an unknown tool, a
+// screenshot with an ID of the model's own, invalid arguments.
+var firstTurn = geminitest.Calls(
+	geminitest.Call{Name: "search", Args: `{"query":"println","lang":"go"}`},
+	geminitest.Call{Name: "read_file", Args: `{"path":"docs/guide.md"}`},
+	geminitest.Call{Name: "grep", Args: `{"pattern":"println"}`},
+	geminitest.Call{ID: "call-screenshot-7f3a", Name: "screenshot", Args: `{}`},
+	geminitest.Call{Name: "search", Args: `{"query":1}`},
+)
 
 // A full turn through the SDK's own client: our function declarations in
 // the request, the model's function calls in the response, our function
 // responses in the next request.
 func TestGenerateContentTurn(t *testing.T) {
-	api := providertest.NewFakeAPI(t, "generate_response_1.json", "generate_response_2.json")
-	client := testClient(t, api)
-	reg, searched := providertest.Registry(t)
+	srv := geminitest.NewServer(firstTurn, geminitest.Text("println is called in main.go, line 4."))
+	defer srv.Close()
+	client := srv.Client()
+	reg, searched := testRegistry(t)
 	ai := toolgemini.New(reg, nil)
 	ctx := context.Background()
 
@@ -39,29 +42,38 @@ func TestGenerateContentTurn(t *testing.T) {
 	config := &genai.GenerateContentConfig{Tools: ai.Tools()}
 	resp, err := client.Models.GenerateContent(ctx, model, contents, config)
 	require.NoError(t, err)
-	providertest.GoldenJSON(t, "generate_request_1.golden.json", api.Body(0))
-	assert.Equal(t, "/v1beta/models/"+model+":generateContent", api.Path(0))
+	golden(t, "generate_request_1.golden.json", srv.Requests()[0].Body)
+	assert.Equal(t, "/v1beta/models/"+model+":generateContent", srv.Requests()[0].Path)
 
 	turn := ai.Run(ctx, struct{}{}, resp)
 	require.Len(t, turn, 2, "the model's content, then the function responses")
 	contents = append(contents, turn...)
-	assert.Equal(t, providertest.SearchArgs{Query: "println", Lang: "go", Limit: 5}, *searched)
+	assert.Equal(t, SearchArgs{Query: "println", Lang: "go", Limit: 5}, searched())
 
 	resp, err = client.Models.GenerateContent(ctx, model, contents, config)
-	require.NoError(t, err)
-	providertest.GoldenJSON(t, "generate_request_2.golden.json", api.Body(1))
+	require.NoError(t, err, "one response per call, the thought signature sent back")
+	golden(t, "generate_request_2.golden.json", srv.Requests()[1].Body)
 	assert.Contains(t, resp.Text(), "println is called in main.go")
 	assert.Len(t, ai.Run(ctx, struct{}{}, resp), 1, "no function call: only the model's content")
+
+	out := srv.Requests()[1].Outputs
+	require.Len(t, out, 5)
+	assert.JSONEq(t, `{"output":[{"file":"main.go","line":4}]}`, string(out[0].Response))
+	assert.Contains(t, string(out[1].Response), `"error":"Error: no file named docs/guide.md`)
+	assert.Contains(t, string(out[2].Response), `there is no tool named \"grep\"`)
+	assert.Equal(t, "call-screenshot-7f3a", out[3].CallID)
+	assert.Equal(t, 1, out[3].Parts, "the image goes along")
+	assert.Contains(t, string(out[4].Response), "Invalid arguments for search")
 }
 
 // Calls without IDs get deterministic ones that map back: the same
 // response gives the same IDs, and the answers leave them out.
 func TestCallIDs(t *testing.T) {
-	api := providertest.NewFakeAPI(t, "generate_response_1.json")
-	client := testClient(t, api)
-	reg, _ := providertest.Registry(t)
+	srv := geminitest.NewServer(firstTurn)
+	defer srv.Close()
+	reg, _ := testRegistry(t)
 	ai := toolgemini.New(reg, nil)
-	resp, err := client.Models.GenerateContent(context.Background(), model, genai.Text("x"), nil)
+	resp, err := srv.Client().Models.GenerateContent(context.Background(), model, genai.Text("x"), nil)
 	require.NoError(t, err)
 
 	reqs := ai.Requests(resp)
@@ -70,10 +82,7 @@ func TestCallIDs(t *testing.T) {
 	for i, r := range reqs {
 		ids[i] = r.ID
 	}
-	assert.Equal(t, []string{
-		"toolgemini:mIkgaduWL-Ka1e8PwPmR6Ak:0", "toolgemini:mIkgaduWL-Ka1e8PwPmR6Ak:1", "toolgemini:mIkgaduWL-Ka1e8PwPmR6Ak:2",
-		"call-screenshot-7f3a", "toolgemini:mIkgaduWL-Ka1e8PwPmR6Ak:4",
-	}, ids)
+	assert.Equal(t, []string{"toolgemini:geminitest-1:0", "toolgemini:geminitest-1:1", "toolgemini:geminitest-1:2", "call-screenshot-7f3a", "toolgemini:geminitest-1:4"}, ids)
 	assert.Equal(t, reqs, ai.Requests(resp), "deterministic")
 	assert.JSONEq(t, `{"lang":"go","query":"println"}`, string(reqs[0].Args))
 
@@ -95,6 +104,8 @@ func TestCallIDs(t *testing.T) {
 }
 
 func TestResponses(t *testing.T) {
+	reg, _ := testRegistry(t)
+	ai := toolgemini.New(reg, nil)
 	tests := []struct {
 		name string
 		res  *tool.Result
@@ -112,7 +123,7 @@ func TestResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := toolgemini.Results([]tool.Request{{ID: "toolgemini:r:0", Name: "t"}}, []*tool.Result{tt.res})
+			c := ai.Results([]tool.Request{{ID: "toolgemini:r:0", Name: "t"}}, []*tool.Result{tt.res})
 			b, err := json.Marshal(c.Parts[0].FunctionResponse)
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(b))
@@ -121,7 +132,7 @@ func TestResponses(t *testing.T) {
 }
 
 func TestSchemasAndFallback(t *testing.T) {
-	reg, _ := providertest.Registry(t)
+	reg, _ := testRegistry(t)
 	decls := toolgemini.New(reg, nil).Tools()[0].FunctionDeclarations
 	byName := map[string]*genai.FunctionDeclaration{}
 	for _, d := range decls {
@@ -136,13 +147,13 @@ func TestSchemasAndFallback(t *testing.T) {
 	assert.NotNil(t, byName["set_env"].ParametersJsonSchema)
 
 	ai := toolgemini.New(reg, nil)
-	var fallback []string
+	var lossy []string
 	for _, w := range ai.Warnings() {
-		if w.Action.String() == "fallback" {
-			fallback = append(fallback, w.String())
+		if w.Severity >= dialect.Lossy {
+			lossy = append(lossy, w.String())
 		}
 	}
-	assert.Equal(t, []string{"set_env: gemini: /properties/vars: sent as gemini-json: it is an object with no declared properties, which the Schema object cannot express"}, fallback)
+	assert.Equal(t, []string{"lossy: set_env: gemini: /properties/vars: sent as gemini-json: it is an object with no declared properties, which the Schema object cannot express"}, lossy)
 
 	for _, d := range toolgemini.New(reg, &toolgemini.Options{JSONSchema: true}).Tools()[0].FunctionDeclarations {
 		assert.Nil(t, d.Parameters, d.Name)
@@ -154,7 +165,7 @@ func TestSchemasAndFallback(t *testing.T) {
 }
 
 func TestSessionAndEmptyResponses(t *testing.T) {
-	reg, _ := providertest.Registry(t)
+	reg, _ := testRegistry(t)
 	ai := toolgemini.New(reg, nil).WithSession("conversation-7")
 	resp := &genai.GenerateContentResponse{ResponseID: "r1", Candidates: []*genai.Candidate{{Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
 		{FunctionCall: &genai.FunctionCall{Name: "search", Args: map[string]any{"query": "a"}}}}}}}}
@@ -165,27 +176,62 @@ func TestSessionAndEmptyResponses(t *testing.T) {
 	assert.Nil(t, ai.Run(context.Background(), struct{}{}, &genai.GenerateContentResponse{}))
 }
 
-// A name the registry accepts and Gemini refuses is not sent, so the
-// other tools still work, and the warning says what to do.
-func TestNameGeminiRefuses(t *testing.T) {
-	reg, _ := providertest.Registry(t)
-	for _, name := range []string{"2fa_code", "-dash"} {
-		require.NoError(t, reg.Add(tool.New(tool.Definition{Name: name, Description: "A tool."}, func(context.Context, struct{}) (string, error) { return "", nil })))
+// Names the registry accepts and Gemini refuses (a function name starting
+// with a digit or a dash, a parameter name with a dash) are sent under
+// names Gemini accepts, and the calls reach the tool under its own.
+func TestNamesGeminiRefuses(t *testing.T) {
+	var got struct {
+		Code string `json:"user-code"`
 	}
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "2fa", Description: "Checks a code."}, func(_ context.Context, in struct {
+		Code string `json:"user-code"`
+	}) (string, error) {
+		got = in
+		return "ok", nil
+	}))
 	ai := toolgemini.New(reg, nil)
-	for _, d := range ai.Tools()[0].FunctionDeclarations {
-		assert.NotContains(t, []string{"2fa_code", "-dash"}, d.Name)
-	}
-	assert.Len(t, ai.Tools()[0].FunctionDeclarations, 4)
-	var dropped []string
+	srv := geminitest.NewServer(geminitest.Calls(geminitest.Call{Name: "_2fa", Args: `{"user_code":"123"}`}), geminitest.Text("done"))
+	defer srv.Close()
+	client := srv.Client()
+	contents := genai.Text("check 123")
+	config := &genai.GenerateContentConfig{Tools: ai.Tools()}
+	resp, err := client.Models.GenerateContent(context.Background(), model, contents, config)
+	require.NoError(t, err, "the server refuses the names Gemini refuses")
+	assert.Equal(t, "_2fa", srv.Requests()[0].Functions[0].Name)
+	contents = append(contents, ai.Run(context.Background(), struct{}{}, resp)...)
+	assert.Equal(t, "123", got.Code)
+	_, err = client.Models.GenerateContent(context.Background(), model, contents, config)
+	require.NoError(t, err, "the answer names the function the model called")
+	assert.Equal(t, "_2fa", srv.Requests()[1].Outputs[0].Name)
+	var notices []string
 	for _, w := range ai.Warnings() {
-		if w.Keyword == "name" {
-			dropped = append(dropped, w.String())
-		}
+		notices = append(notices, w.String())
 	}
-	assert.Len(t, dropped, 2)
-	for _, w := range dropped {
-		assert.Contains(t, w, "rename it")
-	}
-	t.Log(dropped)
+	assert.Contains(t, notices, `notice: 2fa: gemini: (root): name renamed: "sent as \"_2fa\": Gemini wants a function name that starts with a letter or '_'"`)
+}
+
+// Integers past 2^53 cannot pass Gemini exactly: the call is answered
+// with an error that says so, and the tool does not run.
+func TestIntegersPast2To53(t *testing.T) {
+	var got []int64
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "get", Description: "Gets a record."}, func(_ context.Context, in struct {
+		ID int64 `json:"id"`
+	}) (string, error) {
+		got = append(got, in.ID)
+		return "ok", nil
+	}))
+	ai := toolgemini.New(reg, nil)
+	srv := geminitest.NewServer(geminitest.Calls(
+		geminitest.Call{Name: "get", Args: `{"id":9007199254740993}`},
+		geminitest.Call{Name: "get", Args: `{"id":9007199254740991}`},
+	))
+	defer srv.Close()
+	resp, err := srv.Client().Models.GenerateContent(context.Background(), model, genai.Text("x"), &genai.GenerateContentConfig{Tools: ai.Tools()})
+	require.NoError(t, err)
+	answer := ai.Run(context.Background(), struct{}{}, resp)[1]
+	assert.Equal(t, []int64{9007199254740991}, got, "the exact one ran, the other did not")
+	assert.Contains(t, answer.Parts[0].FunctionResponse.Response["error"], "may not be the one you wrote")
+	assert.Equal(t, "ok", answer.Parts[1].FunctionResponse.Response["output"])
 }

@@ -1,7 +1,6 @@
 package toolopenai
 
 import (
-	"bytes"
 	"encoding/json"
 	"sync"
 
@@ -18,9 +17,18 @@ type Options struct {
 	// map, a value of any type) is exported with strict false, and
 	// Warnings says why. Calls to tools exported strict are made with
 	// tool.Request.NullMeansAbsent, so the nulls a strict model sends for
-	// the keys it does not use mean "absent". The default is false: schemas
-	// are sent as they are.
+	// the keys it does not use mean "absent". The default is false:
+	// schemas are sent as OpenAI takes them with strict off.
 	Strict bool
+	// Stateless is for the Responses API with store: false, where OpenAI
+	// keeps nothing and no previous_response_id can point to the last
+	// response: RunResponse then returns the response's own output items
+	// (reasoning, messages, function calls) before the outputs that answer
+	// its calls, so the next request's input carries the whole
+	// conversation. Set the request's Store to openai.Bool(false) too, and
+	// ask for "reasoning.encrypted_content" in Include to keep a reasoning
+	// model's reasoning across turns.
+	Stateless bool
 	// Batch configures how RunChat and RunResponse run a turn's calls
 	// (see tool.Registry.CallBatch). Nil means the defaults.
 	Batch *tool.BatchOptions
@@ -37,15 +45,21 @@ type Adapter[C any] struct {
 	reg     *tool.Registry[C]
 	opts    Options
 	session string
-	cache   *cache
+	x       *dialect.Exporter
+	params  *paramsCache
 }
 
 // New returns an Adapter for reg. opts may be nil.
 func New[C any](reg *tool.Registry[C], opts *Options) *Adapter[C] {
-	a := &Adapter[C]{reg: reg, cache: &cache{}}
+	a := &Adapter[C]{reg: reg, params: &paramsCache{}}
 	if opts != nil {
 		a.opts = *opts
 	}
+	target := dialect.OpenAI
+	if a.opts.Strict {
+		target = dialect.OpenAIStrict
+	}
+	a.x = dialect.NewExporter(reg, target)
 	return a
 }
 
@@ -60,15 +74,10 @@ func (a *Adapter[C]) WithSession(session string) *Adapter[C] {
 }
 
 // Warnings returns what exporting the registry's tools changed or could not
-// keep, one entry per keyword (with Warning.Tool set): keywords moved into
-// descriptions, rewritten, or the reason a tool was sent non-strict.
-func (a *Adapter[C]) Warnings() []dialect.Warning {
-	var out []dialect.Warning
-	for _, e := range a.export() {
-		out = append(out, e.warnings...)
-	}
-	return out
-}
+// keep, one entry per change, each with Warning.Tool set and a Severity:
+// keywords moved into descriptions (Notice), the reason a tool was sent
+// non-strict (Lossy).
+func (a *Adapter[C]) Warnings() []dialect.Warning { return a.x.Warnings() }
 
 // call is one tool call of the model, as the SDK gave it.
 type call struct {
@@ -81,86 +90,45 @@ func (a *Adapter[C]) requests(calls []call) []tool.Request {
 	if len(calls) == 0 {
 		return nil
 	}
-	strict := map[string]bool{}
-	if a.opts.Strict {
-		for _, e := range a.export() {
-			strict[e.def.Name] = e.strict
-		}
-	}
 	reqs := make([]tool.Request, len(calls))
 	for i, c := range calls {
-		reqs[i] = tool.Request{ID: c.id, Name: c.name, Args: c.args, Session: a.session, NullMeansAbsent: strict[c.name]}
+		reqs[i] = a.x.Request(c.id, c.name, c.args)
+		reqs[i].Session = a.session
 	}
 	return reqs
 }
 
-// exported is one tool as the adapter sends it.
-type exported struct {
-	def      tool.Definition
-	schema   json.RawMessage
-	params   map[string]any // schema's members, each kept as raw JSON so property order holds
-	strict   bool
-	warnings []dialect.Warning
+// paramsCache keeps each exported schema split into its top-level members,
+// each kept as raw JSON so that property order holds: what the SDK's
+// FunctionParameters map holds.
+type paramsCache struct {
+	m  sync.Map // *byte (the schema's first byte) → map[string]json.RawMessage
+	n  int
+	mu sync.Mutex
 }
 
-// cache keeps the conversions of the registry's schemas, redone only for
-// a tool whose definition changed.
-type cache struct {
-	mu    sync.Mutex
-	byKey map[string]*exported
-}
-
-// export returns the registry's tools as they are sent.
-func (a *Adapter[C]) export() []*exported {
-	defs := a.reg.Definitions()
-	target := dialect.OpenAI
-	if a.opts.Strict {
-		target = dialect.OpenAIStrict
+// of returns a fresh map of schema's members, which the caller may change.
+func (p *paramsCache) of(schema json.RawMessage) map[string]any {
+	if len(schema) == 0 {
+		return map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	a.cache.mu.Lock()
-	defer a.cache.mu.Unlock()
-	if a.cache.byKey == nil {
-		a.cache.byKey = map[string]*exported{}
-	}
-	out := make([]*exported, 0, len(defs))
-	seen := make(map[string]bool, len(defs))
-	for _, d := range defs {
-		key := target.String() + "\x00" + d.Name
-		seen[key] = true
-		e := a.cache.byKey[key]
-		if e == nil || !bytes.Equal(e.def.InputSchema, d.InputSchema) || e.def.Description != d.Description {
-			e = convert(d, target)
-			a.cache.byKey[key] = e
+	key := &schema[0]
+	members, ok := p.m.Load(key)
+	if !ok {
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(schema, &m) // the exporter's output is always an object
+		p.mu.Lock()
+		if p.n++; p.n > 4096 {
+			p.m.Clear() // schemas of tools long gone; the live ones come back
+			p.n = 1
 		}
-		out = append(out, e)
+		p.mu.Unlock()
+		members, _ = p.m.LoadOrStore(key, m)
 	}
-	for key := range a.cache.byKey {
-		if !seen[key] {
-			delete(a.cache.byKey, key)
-		}
+	m := members.(map[string]json.RawMessage)
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
 	return out
-}
-
-func convert(d tool.Definition, target dialect.Target) *exported {
-	e := &exported{def: d, schema: d.InputSchema}
-	c, err := dialect.Convert(d.InputSchema, target)
-	if err != nil {
-		// A registry's schemas always convert; keep the tool usable if one
-		// does not, and say so.
-		e.warnings = []dialect.Warning{{Tool: d.Name, Target: target, Action: dialect.Fallback, Note: err.Error()}}
-	} else {
-		e.schema, e.strict, e.warnings = c.Schema, c.Target == dialect.OpenAIStrict, c.Warnings
-		for i := range e.warnings {
-			e.warnings[i].Tool = d.Name
-		}
-	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(e.schema, &members) == nil {
-		e.params = make(map[string]any, len(members))
-		for k, v := range members {
-			e.params[k] = v
-		}
-	}
-	return e
 }

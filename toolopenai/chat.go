@@ -3,24 +3,25 @@ package toolopenai
 import (
 	"context"
 	"encoding/json"
-	"maps"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
+
 	"github.com/toolbelt-go/tool"
 )
 
 // ChatTools returns the registry's tools as Chat Completions tools, for
 // openai.ChatCompletionNewParams.Tools.
 func (a *Adapter[C]) ChatTools() []openai.ChatCompletionToolUnionParam {
-	var out []openai.ChatCompletionToolUnionParam
-	for _, e := range a.export() {
-		fn := shared.FunctionDefinitionParam{Name: e.def.Name, Parameters: maps.Clone(e.params)}
-		if e.def.Description != "" {
-			fn.Description = openai.String(e.def.Description)
+	tools := a.x.Tools()
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
+	for _, e := range tools {
+		fn := shared.FunctionDefinitionParam{Name: e.Name, Parameters: a.params.of(e.Schema)}
+		if e.Description != "" {
+			fn.Description = openai.String(e.Description)
 		}
 		if a.opts.Strict {
-			fn.Strict = openai.Bool(e.strict)
+			fn.Strict = openai.Bool(e.Target.Strict())
 		}
 		out = append(out, openai.ChatCompletionFunctionTool(fn))
 	}

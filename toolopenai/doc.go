@@ -1,7 +1,8 @@
 // Package toolopenai connects a tool.Registry to OpenAI's official Go SDK
 // (github.com/openai/openai-go/v3), for Chat Completions and the Responses
 // API. It returns and takes the SDK's own types, so what it gives goes
-// straight into a request.
+// straight into a request. It is built and tested against
+// github.com/openai/openai-go/v3 v3.98.0.
 //
 // The package is named toolopenai, not openai, so that it reads well next
 // to the SDK's package at the call site: toolopenai.New beside
@@ -31,7 +32,16 @@
 // retry hint.
 //
 // For the Responses API, ResponseTools and RunResponse do the same, with
-// the turns chained by PreviousResponseID.
+// the turns chained by PreviousResponseID. With store: false there is
+// nothing to chain to: set Options.Stateless, and RunResponse returns the
+// response's own items before the outputs, for an input that carries the
+// whole conversation.
+//
+// # Testing the loop offline
+//
+// Package openaitest runs a local stand-in for the API that answers with
+// the tool calls a test scripts, refuses what the real API refuses, and
+// records what the loop sent: a full turn tested in about ten lines.
 //
 // # The pieces
 //
@@ -51,7 +61,10 @@
 // they mean "absent" and defaults apply, while the tool's own schema still
 // validates every call in full. A tool whose schema cannot be strict (a
 // free-form map, a value of any type) is sent with strict false; Warnings
-// lists it, with every keyword moved or rewritten.
+// lists it, with every keyword moved or rewritten, each with a Severity
+// (filter on dialect.Lossy to see only what loses meaning). Strict or not,
+// a root OpenAI refuses (an anyOf, an enum) is said in the description
+// instead.
 //
 // # Results
 //

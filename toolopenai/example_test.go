@@ -61,7 +61,7 @@ func ExampleAdapter_ChatTools() {
 	}
 	// Output:
 	// [{"function":{"name":"weather","strict":true,"description":"Current weather for a city.","parameters":{"additionalProperties":false,"properties":{"city":{"type":"string","description":"City name. At least 1 character."},"units":{"type":["string","null"],"enum":["metric","imperial",null],"description":"Default: \"metric\"."}},"required":["city","units"],"type":"object"}},"type":"function"}]
-	// weather: openai-strict: /properties/city: minLength moved to the description: "At least 1 character."
-	// weather: openai-strict: /properties/units: default moved to the description: "Default: \"metric\"."
-	// weather: openai-strict: (root): required rewritten: "optional keys made required and nullable (null means absent): units"
+	// notice: weather: openai-strict: /properties/city: minLength moved to the description: "At least 1 character."
+	// notice: weather: openai-strict: /properties/units: default moved to the description: "Default: \"metric\"."
+	// info: weather: openai-strict: (root): required rewritten: "optional keys made required and nullable (null means absent): units"
 }

@@ -3,7 +3,7 @@ module github.com/toolbelt-go/tool/toolopenai
 go 1.26.0
 
 require (
-	github.com/openai/openai-go/v3 v3.96.0
+	github.com/openai/openai-go/v3 v3.98.0
 	github.com/stretchr/testify v1.12.1
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
 )

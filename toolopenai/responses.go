@@ -2,7 +2,7 @@ package toolopenai
 
 import (
 	"context"
-	"maps"
+	"encoding/json"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -12,11 +12,12 @@ import (
 // ResponseTools returns the registry's tools as Responses API function
 // tools, for responses.ResponseNewParams.Tools.
 func (a *Adapter[C]) ResponseTools() []responses.ToolUnionParam {
-	var out []responses.ToolUnionParam
-	for _, e := range a.export() {
-		fn := &responses.FunctionToolParam{Name: e.def.Name, Parameters: maps.Clone(e.params), Strict: openai.Bool(a.opts.Strict && e.strict)}
-		if e.def.Description != "" {
-			fn.Description = openai.String(e.def.Description)
+	tools := a.x.Tools()
+	out := make([]responses.ToolUnionParam, 0, len(tools))
+	for _, e := range tools {
+		fn := &responses.FunctionToolParam{Name: e.Name, Parameters: a.params.of(e.Schema), Strict: openai.Bool(e.Target.Strict())}
+		if e.Description != "" {
+			fn.Description = openai.String(e.Description)
 		}
 		out = append(out, responses.ToolUnionParam{OfFunction: fn})
 	}
@@ -81,7 +82,9 @@ func responseOutput(res *tool.Result) responses.ResponseInputItemFunctionCallOut
 // RunResponse runs one turn: it runs every function call of resp through
 // the registry with CallBatch (reads in parallel, writes in order) and
 // returns one function_call_output item per call, in order, for the next
-// request's input, with PreviousResponseID set to resp.ID. Every call is
+// request's input, with PreviousResponseID set to resp.ID. With
+// Options.Stateless (store: false) the items of resp's output come first,
+// to be appended to the input the conversation already has. Every call is
 // answered, an unknown tool's or invalid arguments' too. It returns nil
 // when resp has no function calls: the turn is over.
 func (a *Adapter[C]) RunResponse(ctx context.Context, state C, resp *responses.Response) []responses.ResponseInputItemUnionParam {
@@ -89,5 +92,29 @@ func (a *Adapter[C]) RunResponse(ctx context.Context, state C, resp *responses.R
 	if len(reqs) == 0 {
 		return nil
 	}
-	return ResponseResults(a.reg.CallBatch(ctx, state, reqs, a.opts.Batch))
+	results := ResponseResults(a.reg.CallBatch(ctx, state, reqs, a.opts.Batch))
+	if !a.opts.Stateless {
+		return results
+	}
+	return append(ResponseInput(resp), results...)
+}
+
+// ResponseInput returns the output items of resp as input items, for a
+// conversation the API does not store (store: false): the next request's
+// input must carry them, reasoning and function calls included, before
+// the outputs that answer its calls.
+func ResponseInput(resp *responses.Response) []responses.ResponseInputItemUnionParam {
+	if resp == nil {
+		return nil
+	}
+	out := make([]responses.ResponseInputItemUnionParam, 0, len(resp.Output))
+	for _, item := range resp.Output {
+		var in responses.ResponseInputItemUnionParam
+		// The input union reads an output item's own JSON: each kind of
+		// output item is also a kind of input item.
+		if err := json.Unmarshal([]byte(item.RawJSON()), &in); err == nil {
+			out = append(out, in)
+		}
+	}
+	return out
 }

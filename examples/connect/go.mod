@@ -3,8 +3,9 @@ module github.com/toolbelt-go/tool/examples/connect
 go 1.26.0
 
 require (
-	github.com/anthropics/anthropic-sdk-go v1.84.0
-	github.com/openai/openai-go/v3 v3.96.0
+	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/openai/openai-go/v3 v3.98.0
+	github.com/stretchr/testify v1.12.1
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/toolanthropic v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/toolgemini v0.0.0-00010101000000-000000000000
@@ -39,6 +40,7 @@ require (
 	go.opentelemetry.io/otel v1.33.0 // indirect
 	go.opentelemetry.io/otel/metric v1.33.0 // indirect
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/net v0.60.0 // indirect

@@ -1,9 +1,10 @@
 // Connect asks one question of OpenAI, Anthropic and Gemini, each through
 // the same tools and the few-line agent loop of its adapter (loops.go).
 //
-// By default it runs offline, against a local fake of each API that
-// answers the way the real one does: a first reply with tool calls, a
-// second that quotes what the tools returned. With OPENAI_API_KEY,
+// By default it runs offline, against each provider module's test server
+// (openaitest, anthropictest, geminitest), which answers the way the real
+// API does: a first reply with tool calls, a second that quotes what the
+// tools returned. With OPENAI_API_KEY,
 // ANTHROPIC_API_KEY, or GEMINI_API_KEY (or GOOGLE_API_KEY) set, it asks
 // the real API instead.
 //
@@ -18,8 +19,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	anthropicoption "github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	anthropicoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	openaioption "github.com/openai/openai-go/v3/option"
 	"google.golang.org/genai"
@@ -70,9 +71,9 @@ func ask(ctx context.Context, provider string, reg *tool.Registry[struct{}], que
 		"gemini": firstOf(getenv("GEMINI_API_KEY"), getenv("GOOGLE_API_KEY"))}[provider]
 	baseURL, where := "", "the real API"
 	if key == "" {
-		fake := newFakeModel()
-		defer fake.Close()
-		baseURL, key, where = fake.URL, "offline", "offline: a local fake of the API; set its key variable to ask the real one"
+		url, stop := fakeServer(provider)
+		defer stop()
+		baseURL, key, where = url, "offline", "offline: a local stand-in for the API; set its key variable to ask the real one"
 	}
 	switch provider {
 	case "openai":

@@ -71,7 +71,7 @@ func TestExportedSchemasFollowTheRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, violation := range dialect.Check(target, b) {
+		for _, violation := range dialect.Check(b, target) {
 			t.Errorf("%s, %v: %v", name, target, violation)
 		}
 	}

@@ -86,58 +86,6 @@ func isIndex(t string) bool {
 	return err == nil
 }
 
-// ApplyDefaults fills, in place, every absent property that has a default
-// in the schema, in v and in the objects nested in it through properties.
-// It reports whether it changed anything. Defaults are copied, so a tool may
-// modify what it receives.
-func (s *Schema) ApplyDefaults(v any) bool {
-	return applyDefaults(s.root, v)
-}
-
-func applyDefaults(n *Node, v any) bool {
-	if n == nil || !n.hasDefaults {
-		return false
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	changed := false
-	for _, k := range n.PropOrder {
-		c := n.Props[k]
-		cur, present := m[k]
-		if !present {
-			if c.HasDefault {
-				m[k] = deepCopy(c.Default)
-				changed = true
-			}
-			continue
-		}
-		if applyDefaults(c, cur) {
-			changed = true
-		}
-	}
-	return changed
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = deepCopy(e)
-		}
-		return a
-	}
-	return v
-}
-
 // Skeleton writes a corrected example of the arguments for the model: every
 // required property plus those the model sent that the schema knows, each
 // with a placeholder drawn from the schema (default, example, first allowed

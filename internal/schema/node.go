@@ -67,7 +67,7 @@ type Node struct {
 	UnknownApplicator bool // a keyword that applies subschemas this package does not read
 
 	patternKeys []string // the regular expressions of patternProperties
-	hasDefaults bool     // this node or a descendant through properties has a default
+	wholeValue  bool     // a keyword that judges the object or array as a whole (dependentRequired, uniqueItems, …)
 	ptr         string
 }
 
@@ -112,6 +112,10 @@ var annotations = map[string]bool{
 	"title": true, "description": true, "default": true, "examples": true, "$comment": true,
 	"deprecated": true, "readOnly": true, "writeOnly": true, "format": true,
 }
+
+// wholeValueKeywords judge an object or an array as a whole, beyond what
+// the Node keeps of it: a default filled in may change their verdict.
+var wholeValueKeywords = []string{"dependentRequired", "propertyNames", "uniqueItems", "contains", "unevaluatedProperties", "unevaluatedItems"}
 
 const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -223,6 +227,11 @@ func (b *builder) read(n *Node, o *object, root bool) {
 			}
 		}
 	}
+	for _, k := range wholeValueKeywords {
+		if v, ok := o.m[k]; ok && v != false {
+			n.wholeValue = true
+		}
+	}
 	n.Desc, _ = o.m["description"].(string)
 	if d, ok := o.m["default"]; ok {
 		n.Default, n.HasDefault = plain(d), true
@@ -249,7 +258,6 @@ func (b *builder) read(n *Node, o *object, root bool) {
 			c := b.build(props.m[k], false, n.ptr+"/properties/"+escape(k))
 			n.Props[k] = c
 			n.Fast = n.Fast && c.Fast
-			n.hasDefaults = n.hasDefaults || c.HasDefault || c.hasDefaults
 		}
 	}
 	if req, ok := o.m["required"].([]any); ok {

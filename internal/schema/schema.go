@@ -35,6 +35,9 @@ type Schema struct {
 	costs     sync.Map   // argument depth → Cost
 
 	leavesOnce sync.Once // fills the nodes' skeletonLeaf, for Skeleton
+
+	defaultsOnce sync.Once // sets hasDefault, for ApplyDefaults
+	hasDefault   bool      // some subschema has a default
 }
 
 // ErrExternalRef is the cause when a schema refers to a file or URL.

@@ -192,10 +192,14 @@ func itemNodes(nodes []*Node, i int) []*Node {
 }
 
 // DropOptionalNulls removes, in place, every member whose value is null
-// where the schema declares the property, does not require it, and does
-// not let it be null: in a strict-mode schema (OpenAI's) every optional key
-// was made required and nullable, and a null there means "absent". A key
-// that any applicable subschema requires or lets be null keeps its null.
+// where the schema declares the property, does not let it be null, and
+// does not require it everywhere it declares it: in a strict-mode schema
+// (OpenAI's) every optional key was made required and nullable, and a null
+// there means "absent". Where alternatives (anyOf, oneOf) declare the key,
+// one requiring it and another not, the null can only have been offered
+// by the second, where it means absent. A key that any applicable
+// subschema lets be null keeps its null, and so does one every declaring
+// subschema requires (the model is then told null is not allowed).
 func (s *Schema) DropOptionalNulls(v any) {
 	dropOptionalNulls(applicable(s.root), v, 0)
 }
@@ -221,23 +225,20 @@ func dropOptionalNulls(nodes []*Node, v any, depth int) {
 }
 
 func nullMeansAbsent(nodes []*Node, k string) bool {
-	declared := false
+	optional := false
 	for _, n := range nodes {
 		c, ok := n.Props[k]
 		if !ok {
 			continue
-		}
-		if slices.Contains(n.Required, k) {
-			return false
 		}
 		for _, a := range applicable(c) {
 			if a.acceptsNull() {
 				return false
 			}
 		}
-		declared = true
+		optional = optional || !slices.Contains(n.Required, k)
 	}
-	return declared
+	return optional
 }
 
 // acceptsNull reports whether null may be valid here as far as this node

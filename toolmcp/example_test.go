@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -84,4 +86,71 @@ func ExampleAddRemoteTools() {
 	// [calc_add] <nil>
 	// ok 42
 	// invalid
+}
+
+// Notes is one session's notebook, made on the session's first call and
+// dropped when the session ends.
+type Notes struct{ lines []string }
+
+type NoteArgs struct {
+	Text string `json:"text" jsonschema:"minLength=1"`
+}
+
+// State per session: each MCP session (here two connections; over HTTP,
+// two Mcp-Session-Ids) gets its own Notes, keyed by the ID toolmcp gives
+// the session, and dropped when it ends.
+func ExampleSessionID() {
+	var notebooks sync.Map // session ID -> *Notes
+	reg := tool.NewRegistry[*Notes](nil)
+	reg.MustAdd(tool.NewFor(tool.Definition{Name: "note", Description: "Add a line to this session's notes; returns them all.", Safety: tool.SafetyMutating},
+		func(_ context.Context, call *tool.Call[*Notes], in NoteArgs) (string, error) {
+			call.State.lines = append(call.State.lines, in.Text)
+			return strings.Join(call.State.lines, "; "), nil
+		}))
+
+	ended := make(chan string, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1.0.0"}, nil)
+	toolmcp.AddTools(server, reg, &toolmcp.Options[*Notes]{
+		State: func(_ context.Context, req *mcp.CallToolRequest) (*Notes, error) {
+			id := toolmcp.SessionID(req)
+			if n, ok := notebooks.Load(id); ok {
+				return n.(*Notes), nil
+			}
+			n, _ := notebooks.LoadOrStore(id, &Notes{})
+			return n.(*Notes), nil
+		},
+		SessionEnded: func(id string) {
+			notebooks.Delete(id)
+			ended <- id
+		},
+	})
+
+	ctx := context.Background()
+	connect := func() *mcp.ClientSession {
+		ct, st := mcp.NewInMemoryTransports()
+		_, _ = server.Connect(ctx, st, nil)
+		cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+		return cs
+	}
+	note := func(cs *mcp.ClientSession, text string) {
+		res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "note", Arguments: NoteArgs{Text: text}})
+		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	}
+	alice, bob := connect(), connect()
+	note(alice, "buy milk")
+	note(bob, "call mum")
+	note(alice, "fix the bike")
+
+	alice.Close()
+	<-ended
+	n := 0
+	notebooks.Range(func(any, any) bool { n++; return true })
+	fmt.Println("notebooks left:", n)
+	bob.Close()
+	<-ended
+	// Output:
+	// buy milk
+	// call mum
+	// buy milk; fix the bike
+	// notebooks left: 1
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"sync"
 
@@ -96,9 +97,10 @@ type NoteArgs struct {
 	Text string `json:"text" jsonschema:"minLength=1"`
 }
 
-// State per session: each MCP session (here two connections; over HTTP,
-// two Mcp-Session-Ids) gets its own Notes, keyed by the ID toolmcp gives
-// the session, and dropped when it ends.
+// State per session, over HTTP: each MCP session gets its own Notes, kept
+// under the ID toolmcp gives the session and dropped when the session
+// ends (here when the client closes it; otherwise when the handler
+// reclaims it as idle).
 func ExampleSessionID() {
 	var notebooks sync.Map // session ID -> *Notes
 	reg := tool.NewRegistry[*Notes](nil)
@@ -124,12 +126,13 @@ func ExampleSessionID() {
 			ended <- id
 		},
 	})
+	hs := httptest.NewServer(toolmcp.NewHTTPHandler(server, nil))
+	defer hs.Close()
 
 	ctx := context.Background()
 	connect := func() *mcp.ClientSession {
-		ct, st := mcp.NewInMemoryTransports()
-		_, _ = server.Connect(ctx, st, nil)
-		cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+		cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		return cs
 	}
 	note := func(cs *mcp.ClientSession, text string) {
@@ -141,7 +144,7 @@ func ExampleSessionID() {
 	note(bob, "call mum")
 	note(alice, "fix the bike")
 
-	alice.Close()
+	alice.Close() // DELETE: the session ends
 	<-ended
 	n := 0
 	notebooks.Range(func(any, any) bool { n++; return true })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -68,11 +69,15 @@ func ExampleAddRemoteTools() {
 			_ = json.Unmarshal(req.Params.Arguments, &in)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil
 		})
+	// Connected here in-process over a pipe; a server started as a
+	// program is connected with mcp.CommandTransport, one over HTTP with
+	// mcp.StreamableClientTransport. Guard bounds what the server sends.
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, _ := remote.Connect(ctx, st, nil)
+	c, s := net.Pipe()
+	ss, _ := remote.Connect(ctx, &mcp.IOTransport{Reader: s, Writer: s}, nil)
 	defer ss.Wait()
-	cs, _ := toolmcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+	cs, _ := toolmcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1.0.0"}, nil).
+		Connect(ctx, toolmcp.Guard(&mcp.IOTransport{Reader: c, Writer: c}, nil), nil)
 	defer cs.Close()
 
 	reg := tool.NewRegistry[struct{}](nil)

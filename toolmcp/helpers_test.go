@@ -3,6 +3,7 @@ package toolmcp
 import (
 	"context"
 	"flag"
+	"net"
 	"sync"
 	"testing"
 
@@ -39,11 +40,15 @@ func serve[C any](t *testing.T, reg *tool.Registry[C], opts *Options[C]) *sdk.Se
 
 // connect connects a client with copts to server over in-memory pipes at
 // the given protocol version, and closes both ends when the test ends.
+// What the server sends reaches the client through Guard, as RemoteTools
+// requires: every test of the server checks that the guard lets its
+// messages through as they are.
 func connect(t *testing.T, server *sdk.Server, copts *sdk.ClientOptions, protocol string) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
+	c, s := net.Pipe()
+	ct := Guard(&sdk.IOTransport{Reader: c, Writer: c}, nil)
+	ss, err := server.Connect(ctx, &sdk.IOTransport{Reader: s, Writer: s}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -438,3 +438,30 @@ func TestRemoteHugeResults(t *testing.T) {
 		})
 	}
 }
+
+// A remote tool whose schema the registry refuses (here one whose
+// validation could cost millions of checks for one small call: 24 levels of
+// alternatives that lead into the same item) is left out by name, with the
+// registry's reason; the good tools stay and work.
+func TestRemoteCostlySchemaLeftOut(t *testing.T) {
+	var defs []string
+	for i := range 24 {
+		next := fmt.Sprintf(`{"$ref":"#/$defs/l%d"}`, i+1)
+		if i == 23 {
+			next = `{"type":"integer"}`
+		}
+		defs = append(defs, fmt.Sprintf(`"l%d":{"anyOf":[{"type":"array","items":%s},{"type":"array","items":%s,"minItems":1}]}`, i, next, next))
+	}
+	fanOut := `{"type":"object","properties":{"a":{"$ref":"#/$defs/l0"}},"$defs":{` + strings.Join(defs, ",") + `}}`
+	h := &hostile{page: tools(plainTool("before"), `{"name":"fan_out","inputSchema":`+fanOut+`}`, plainTool("after"))}
+	reg, added, err := addHostile(t, h, "http-json", nil)
+	if strings.Join(added, " ") != "before after" {
+		t.Errorf("added %v, want before and after", added)
+	}
+	if err == nil || !strings.Contains(err.Error(), "fan_out") || !strings.Contains(err.Error(), "subschema checks") {
+		t.Errorf("the error does not name fan_out and why: %v", err)
+	}
+	if res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: "after", Args: json.RawMessage(`{"x":"y"}`)}); res.Status != tool.StatusOK {
+		t.Errorf("after: %s %q", res.Status, res.Text())
+	}
+}

@@ -90,13 +90,21 @@
 // # Using a server's tools
 //
 //	client := toolmcp.NewClient(&mcp.Implementation{Name: "my-agent", Version: "v1.0.0"}, nil)
-//	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command("some-mcp-server")}, nil)
+//	transport := &mcp.CommandTransport{Command: exec.Command("some-mcp-server")}
+//	cs, err := client.Connect(ctx, toolmcp.Guard(transport, nil), nil)
 //	added, err := toolmcp.AddRemoteTools(ctx, reg, cs, &toolmcp.RemoteOptions{Prefix: "github_"})
 //
 // [AddRemoteTools] adds each tool of the server to the registry as a
 // [tool.AnyTool] ([RemoteTools] returns them), so remote tools get the
 // registry's preflight against their own schemas, its approval, deadlines,
-// output caps and events. A tool the registry refuses is left out, by name,
-// without the others. Remote annotations are hints: see
-// [RemoteOptions.TrustAnnotations].
+// output caps and events.
+//
+// Everything the server sends is untrusted. [Guard] reads it before the
+// SDK does, within bounds ([GuardOptions]): a tool of the list that does
+// not fit is kept by name only, and a huge result is cut as it arrives,
+// never held whole. Titles and descriptions are escaped as the registry
+// escapes what a model reads, and bounded ([RemoteOptions]); a tool whose
+// definition is over the bounds, that the registry refuses, or that the
+// server runs only as a task is left out, by name, without the others.
+// Remote annotations are hints: see [RemoteOptions.TrustAnnotations].
 package toolmcp

@@ -432,6 +432,17 @@ func (s *jsonScanner) copyValue(w *bytes.Buffer, limit, depth int) error {
 		}
 		return over == nil
 	}
+	// nested copies a member or element; past a bound, it notes which and
+	// the rest of the container is skipped.
+	nested := func() error {
+		if err := s.copyValue(w, limit, depth-1); err != nil {
+			if !isLimit(err) {
+				return err
+			}
+			over = err
+		}
+		return nil
+	}
 	switch c {
 	case '{':
 		w.WriteByte('{')
@@ -449,14 +460,7 @@ func (s *jsonScanner) copyValue(w *bytes.Buffer, limit, depth int) error {
 			if !fits() {
 				return s.skipValue()
 			}
-			if err := s.copyValue(w, limit, depth-1); err != nil {
-				if errors.Is(err, errOverBudget) || errors.Is(err, errTooDeep) {
-					over = err
-					return nil
-				}
-				return err
-			}
-			return nil
+			return nested()
 		})
 		if err != nil {
 			return err
@@ -471,14 +475,7 @@ func (s *jsonScanner) copyValue(w *bytes.Buffer, limit, depth int) error {
 			if i > 0 {
 				w.WriteByte(',')
 			}
-			if err := s.copyValue(w, limit, depth-1); err != nil {
-				if errors.Is(err, errOverBudget) || errors.Is(err, errTooDeep) {
-					over = err
-					return nil
-				}
-				return err
-			}
-			return nil
+			return nested()
 		})
 		if err != nil {
 			return err

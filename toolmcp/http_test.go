@@ -2,7 +2,6 @@ package toolmcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -297,16 +296,9 @@ func connectHTTP(t *testing.T, url string, copts *sdk.ClientOptions, protocol st
 // (by elicitation, or from 2026-07-28 by an input request answered in a
 // retried call), and a call the client cancels is cancelled.
 func TestHTTPEveryProtocol(t *testing.T) {
-	started := make(chan struct{}, 1)
-	causes := make(chan error, 1)
+	w := newWaiter()
 	reg, runs, _ := approvalRegistry(t, nil, nil)
-	reg.MustAdd(tool.New(tool.Definition{Name: "wait", Description: "Waits until cancelled.", Safety: tool.SafetyReadOnly},
-		func(ctx context.Context, _ struct{}) (string, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			causes <- context.Cause(ctx)
-			return "", ctx.Err()
-		}))
+	reg.MustAdd(w.tool())
 	url, _ := serveHTTP(t, reg, nil, nil)
 	versions := sdk.SupportedProtocolVersions()
 	if !slices.Contains(versions, mrtrProtocol) {
@@ -324,26 +316,7 @@ func TestHTTPEveryProtocol(t *testing.T) {
 			if res.IsError || runs.Load() != before+1 || el.count() != 1 {
 				t.Errorf("approved write: isError=%v runs=%d asked=%d %q", res.IsError, runs.Load()-before, el.count(), text(res))
 			}
-
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() {
-				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{}})
-				errc <- err
-			}()
-			<-started
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) {
-				t.Errorf("client: %v", err)
-			}
-			select {
-			case cause := <-causes:
-				if !errors.Is(cause, ErrCancelledByClient) {
-					t.Errorf("the tool's context cause is %v, want ErrCancelledByClient", cause)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the cancelled call's context did not end")
-			}
+			w.cancel(t, cs)
 		})
 	}
 }

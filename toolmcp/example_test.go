@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -55,6 +56,37 @@ func ExampleAddTools() {
 	// Required keys: city.
 	// Expected shape: {"city": "<string>"}
 	// Fix the arguments and call weather again.
+}
+
+// A registry served over streamable HTTP: a client of protocol 2026-07-28
+// calls without a session; a page of another origin is refused.
+func ExampleNewHTTPHandler() {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.SafetyReadOnly},
+		func(_ context.Context, in WeatherArgs) (string, error) { return "21°C and sunny in " + in.City, nil }))
+	server := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "v1.0.0"}, nil)
+	toolmcp.AddTools(server, reg, nil)
+
+	hs := httptest.NewServer(toolmcp.NewHTTPHandler(server, nil)) // http.Handle("/mcp", …) in a real server
+	defer hs.Close()
+
+	ctx := context.Background()
+	cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	defer cs.Close()
+	fmt.Println(cs.InitializeResult().ProtocolVersion, "session:", cs.ID() != "")
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"city": "Lisbon"}})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Origin", "https://evil.example")
+	resp, _ := http.DefaultClient.Do(req)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode)
+	// Output:
+	// 2026-07-28 session: false
+	// 21°C and sunny in Lisbon
+	// 403
 }
 
 // The tools of an MCP server behind a registry: its preflight checks the

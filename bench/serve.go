@@ -97,7 +97,14 @@ type LoadResult struct {
 	Calls    int
 	Elapsed  time.Duration
 	P50, P99 time.Duration
+	// CPU is the process's CPU time over the run (client and server: the
+	// client is the same for every server), which a busy shared machine
+	// disturbs much less than the wall-clock rates.
+	CPU time.Duration
 }
+
+// CPUPerCall is the CPU time of one call, client and server.
+func (r LoadResult) CPUPerCall() time.Duration { return r.CPU / time.Duration(max(r.Calls, 1)) }
 
 // PerSecond is calls per second.
 func (r LoadResult) PerSecond() float64 { return float64(r.Calls) / r.Elapsed.Seconds() }
@@ -165,7 +172,7 @@ func (c *Clients) Load(ctx context.Context, d time.Duration) (LoadResult, error)
 		firstErr  error
 		wg        sync.WaitGroup
 	)
-	start := time.Now()
+	start, cpu := time.Now(), CPUTime()
 	stop := start.Add(d)
 	for i := range c.sessions {
 		wg.Add(1)
@@ -188,7 +195,7 @@ func (c *Clients) Load(ctx context.Context, d time.Duration) (LoadResult, error)
 		}()
 	}
 	wg.Wait()
-	r := LoadResult{Calls: len(latencies), Elapsed: time.Since(start)}
+	r := LoadResult{Calls: len(latencies), Elapsed: time.Since(start), CPU: CPUTime() - cpu}
 	if firstErr != nil {
 		return r, firstErr
 	}

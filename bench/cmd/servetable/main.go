@@ -1,9 +1,11 @@
 // Command servetable serves the search tool over MCP's streamable HTTP
 // through toolmcp and directly on the MCP Go SDK, drives both with the same
 // client load in interleaved rounds, and prints a markdown table: calls per
-// second and p50/p99 latency at each number of concurrent sessions, each
-// with its ratio to the bare SDK in the same round (the median of the
-// rounds), then the heap and goroutines an idle session holds.
+// second, p50/p99 latency and CPU time per call (client and server) at each
+// number of concurrent sessions, each with its ratio to the bare SDK in the
+// same round (the median of the rounds), then the heap and goroutines an
+// idle session holds. On a busy shared machine the CPU ratio is the
+// steadier.
 //
 // Usage, from the bench directory:
 //
@@ -50,7 +52,7 @@ func main() {
 	}
 }
 
-type cell struct{ perSec, p50, p99 []float64 }
+type cell struct{ perSec, p50, p99, cpu []float64 }
 
 func run(out, progress io.Writer, count int, d time.Duration, ns []int, idle int, protocol string) error {
 	ctx := context.Background()
@@ -96,20 +98,21 @@ func run(out, progress io.Writer, count int, d time.Duration, ns []int, idle int
 				c.perSec = append(c.perSec, r.PerSecond())
 				c.p50 = append(c.p50, float64(r.P50.Microseconds()))
 				c.p99 = append(c.p99, float64(r.P99.Microseconds()))
-				fmt.Fprintf(progress, "round %d, %d sessions, %s: %.0f calls/s, p50 %v, p99 %v\n", round+1, n, cases[i].ID, r.PerSecond(), r.P50, r.P99)
+				c.cpu = append(c.cpu, float64(r.CPUPerCall().Nanoseconds())/1e3)
+				fmt.Fprintf(progress, "round %d, %d sessions, %s: %.0f calls/s, p50 %v, p99 %v, CPU %v a call\n", round+1, n, cases[i].ID, r.PerSecond(), r.P50, r.P99, r.CPUPerCall())
 			}
 		}
 	}
 	fmt.Fprintf(out, "Protocol %s, %d rounds of %v per case and session count; medians, and the median of the rounds' ratios to the bare SDK.\n\n", protocol, count, d)
-	fmt.Fprintln(out, "| sessions | server | calls/s | p50 µs | p99 µs | calls/s vs SDK | p50 vs SDK | p99 vs SDK |")
-	fmt.Fprintln(out, "|---:|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| sessions | server | calls/s | p50 µs | p99 µs | CPU µs a call | calls/s vs SDK | p50 vs SDK | p99 vs SDK | CPU vs SDK |")
+	fmt.Fprintln(out, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for j, n := range ns {
 		base := cells[[2]int{0, j}]
 		for i, c := range cases {
 			x := cells[[2]int{i, j}]
-			fmt.Fprintf(out, "| %d | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |\n", n, c.Name,
-				median(x.perSec), median(x.p50), median(x.p99),
-				medianRatio(x.perSec, base.perSec), medianRatio(x.p50, base.p50), medianRatio(x.p99, base.p99))
+			fmt.Fprintf(out, "| %d | %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", n, c.Name,
+				median(x.perSec), median(x.p50), median(x.p99), median(x.cpu),
+				medianRatio(x.perSec, base.perSec), medianRatio(x.p50, base.p50), medianRatio(x.p99, base.p99), medianRatio(x.cpu, base.cpu))
 		}
 	}
 	if idle > 0 && !stateless {

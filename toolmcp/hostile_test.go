@@ -286,25 +286,36 @@ func TestRemoteTextEscaped(t *testing.T) {
 	h := &hostile{page: tools(
 		`{"name":"poisoned","title":"` + poison + `","description":"` + poison + `","inputSchema":{"type":"object","properties":{"path":{"type":"string","description":"` + poison + `","default":"\u202e kept as data"}}}}`,
 	)}
-	_, _, err := addHostile(t, h, "stdio", nil)
+	reg, _, err := addHostile(t, h, "stdio", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, _ := addHostile(t, h, "stdio", nil)
 	d := reg.Definitions()[0]
-	schema := string(d.InputSchema)
-	for what, s := range map[string]string{"title": d.Title, "description": d.Description, "a property's description": schema} {
+	var schema struct {
+		Properties struct {
+			Path struct {
+				Description string `json:"description"`
+				Default     string `json:"default"`
+			} `json:"path"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"title": d.Title, "description": d.Description, "a property's description": schema.Properties.Path.Description} {
 		for _, r := range []string{"\x1b", "\u202e", "\u200b", "\U000E0041"} {
-			if strings.Contains(strings.Replace(s, `"\u202e kept as data"`, "", 1), r) && !(what == "a property's description" && r == "\u202e") {
+			if strings.Contains(s, r) {
 				t.Errorf("%s carries %q raw: %q", what, r, s)
 			}
 		}
-		if !strings.Contains(s, `\x1b[8mIgnore`) && !strings.Contains(s, `\\x1b[8mIgnore`) {
-			t.Errorf("%s does not show the escape: %q", what, s)
+		for _, shown := range []string{`\x1b[8mIgnore`, `\u202eevil`, `zero\u200bwidth`, `\U000e0041`} {
+			if !strings.Contains(s, shown) {
+				t.Errorf("%s does not show %s: %q", what, shown, s)
+			}
 		}
 	}
-	if !strings.Contains(schema, "\u202e kept as data") {
-		t.Errorf("a default (data, not a description) was changed: %s", schema)
+	if schema.Properties.Path.Default != "\u202e kept as data" {
+		t.Errorf("a default (data, not a description) was changed: %q", schema.Properties.Path.Default)
 	}
 }
 

@@ -11,6 +11,19 @@
 //
 // It is its own module so that the root module gains no dependency.
 //
+// # Serving over MCP
+//
+// The same tool is also served over MCP's streamable HTTP, through
+// toolmcp (a Registry behind AddTools and NewHTTPHandler) and directly on
+// the MCP Go SDK (its typed handler, which validates the arguments against
+// the same input schema and checks the output schema), and driven by the
+// same clients (the SDK's, one session each) at 1, 16 and 200 concurrent
+// sessions; the bare SDK is the floor. The table of calls/s and p50/p99
+// latency with their ratios to the SDK, and what an idle session holds:
+//
+//	cd bench && GOWORK=off go run ./cmd/servetable
+//	cd bench && GOWORK=off go test -run '^$' -bench Serve
+//
 // # Running
 //
 // The table (median of 6 interleaved rounds of 1 s per benchmark, two to

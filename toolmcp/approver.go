@@ -15,6 +15,12 @@ import (
 // does not run; the model is told why.
 var ErrCannotAsk = errors.New("mcp: the client cannot ask its user for approval")
 
+// errNoElicitation is the cause, under [ErrCannotAsk], of a call that
+// needed approval from a client of protocol 2026-07-28 or later that did
+// not declare elicitation: that client gets the protocol's own error for
+// it (MissingRequiredClientCapabilityError, SEP-2575).
+var errNoElicitation = errors.New("it did not declare the elicitation capability")
+
 // ApproverOptions configure [Approver].
 type ApproverOptions struct {
 	// Fallback answers calls that did not come through [AddTools] (the
@@ -40,7 +46,10 @@ type ApproverOptions struct {
 // It fails closed: a client without the elicitation capability, a
 // transport that cannot carry the question, an error, a decline, a
 // dismissed form and an answer that is not one of the choices all mean
-// the call does not run, and the model is told which.
+// the call does not run, and the model is told which. A client on
+// 2026-07-28 or later without the elicitation capability gets the
+// protocol error that version requires instead (-32021, missing client
+// capability, naming elicitation).
 func Approver(opts *ApproverOptions) tool.Approver {
 	a := &approver{}
 	if opts != nil {
@@ -64,7 +73,7 @@ func (a *approver) Approve(ctx context.Context, ar tool.ApprovalRequest) (tool.D
 	if multiRoundTrip(req) {
 		// SEP-2322: ask only for input the client declared it can give.
 		if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
-			return tool.Decision{}, fmt.Errorf("%w: it did not declare the elicitation capability", ErrCannotAsk)
+			return tool.Decision{}, fmt.Errorf("%w: %w", ErrCannotAsk, errNoElicitation)
 		}
 		return tool.Decision{Kind: tool.DecisionDefer}, nil
 	}

@@ -111,12 +111,22 @@ func TestApprovalClientCannotAsk(t *testing.T) {
 		t.Run(protocol, func(t *testing.T) {
 			reg, runs, rec := approvalRegistry(t, nil, nil)
 			cs := connect(t, serve(t, reg, nil), nil, protocol) // no elicitation handler: no capability
-			res := call(t, cs, "write_note", `{"text":"hi"}`)
-			if !res.IsError || runs.Load() != 0 {
-				t.Fatalf("isError=%v runs=%d: a client that cannot ask must not get the call run", res.IsError, runs.Load())
+			res, err := callErr(cs, "write_note", `{"text":"hi"}`)
+			if runs.Load() != 0 {
+				t.Fatalf("runs=%d: a client that cannot ask must not get the call run", runs.Load())
 			}
-			if !strings.Contains(text(res), "could not be asked") {
-				t.Errorf("unclear message: %q", text(res))
+			if protocol == mrtrProtocol {
+				// SEP-2575: a request that needs a capability the client did
+				// not declare is refused with the protocol's own error.
+				var werr *jsonrpc.Error
+				if !errors.As(err, &werr) || werr.Code != sdk.CodeMissingRequiredClientCapabilities ||
+					string(werr.Data) != `{"requiredCapabilities":{"elicitation":{}}}` {
+					t.Fatalf("got %v %+v, want a -32021 error naming elicitation", err, res)
+				}
+			} else {
+				if err != nil || !res.IsError || !strings.Contains(text(res), "could not be asked") {
+					t.Fatalf("got %v, isError=%v %q", err, res != nil && res.IsError, text(res))
+				}
 			}
 			if h := rec.result("write_note"); h.Status != tool.StatusDenied || !errors.Is(h.Err, ErrCannotAsk) {
 				t.Errorf("host view: %s %v", h.Status, h.Err)

@@ -253,6 +253,12 @@ func newConformanceServer() (*sdk.Server, *tool.Registry[struct{}], error) {
 	if err := reg.Add(conformanceTools()...); err != nil {
 		return nil, nil, err
 	}
+	// The tools above are read-only and run without asking; those of
+	// addConformance2026 that write ask the client's user.
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: Approver(nil)}))
+	if err := addConformance2026(server, reg); err != nil {
+		return nil, nil, err
+	}
 	AddTools(server, reg, nil)
 
 	text := func(uri, mime, body string) sdk.ResourceHandler {

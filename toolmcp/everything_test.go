@@ -23,7 +23,7 @@ func TestServerEverything(t *testing.T) {
 	defer cancel()
 	cmd := exec.Command(nodeBin, nodeModule(t, "@modelcontextprotocol/server-everything/dist/index.js"), "stdio")
 	cs, err := NewClient(&sdk.Implementation{Name: "toolbelt-test", Version: "v0.0.1"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
+		Connect(ctx, Guard(&sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +58,13 @@ func TestServerEverything(t *testing.T) {
 			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 		})}))
 	added, err := AddRemoteTools(ctx, reg, cs, &RemoteOptions{Prefix: "everything_", TrustAnnotations: true})
-	if err != nil {
+	t.Logf("added %d tools: %v; left out: %v", len(added), added, err)
+	// Its one tool that runs only as a task (execution.taskSupport
+	// "required") is left out, by name, and nothing else is.
+	if err == nil || !strings.Contains(err.Error(), `"simulate-research-query"`) || !strings.Contains(err.Error(), "only as a task") ||
+		strings.Count(err.Error(), "left out") != 1 || strings.Contains(strings.Join(added, " "), "simulate-research-query") {
 		t.Errorf("tools left out: %v", err)
 	}
-	t.Logf("added %d tools: %v", len(added), added)
 	for _, want := range []string{"everything_echo", "everything_get-sum", "everything_get-tiny-image", "everything_trigger-long-running-operation"} {
 		if !strings.Contains(strings.Join(added, " "), want) {
 			t.Errorf("%s was not added", want)

@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -53,6 +58,37 @@ func ExampleAddTools() {
 	// Fix the arguments and call weather again.
 }
 
+// A registry served over streamable HTTP: a client of protocol 2026-07-28
+// calls without a session; a page of another origin is refused.
+func ExampleNewHTTPHandler() {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "weather", Description: "Current weather for a city.", Safety: tool.SafetyReadOnly},
+		func(_ context.Context, in WeatherArgs) (string, error) { return "21°C and sunny in " + in.City, nil }))
+	server := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "v1.0.0"}, nil)
+	toolmcp.AddTools(server, reg, nil)
+
+	hs := httptest.NewServer(toolmcp.NewHTTPHandler(server, nil)) // http.Handle("/mcp", …) in a real server
+	defer hs.Close()
+
+	ctx := context.Background()
+	cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	defer cs.Close()
+	fmt.Println(cs.InitializeResult().ProtocolVersion, "session:", cs.ID() != "")
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"city": "Lisbon"}})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Origin", "https://evil.example")
+	resp, _ := http.DefaultClient.Do(req)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode)
+	// Output:
+	// 2026-07-28 session: false
+	// 21°C and sunny in Lisbon
+	// 403
+}
+
 // The tools of an MCP server behind a registry: its preflight checks the
 // server's schema before the server sees a call.
 func ExampleAddRemoteTools() {
@@ -65,11 +101,15 @@ func ExampleAddRemoteTools() {
 			_ = json.Unmarshal(req.Params.Arguments, &in)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil
 		})
+	// Connected here in-process over a pipe; a server started as a
+	// program is connected with mcp.CommandTransport, one over HTTP with
+	// mcp.StreamableClientTransport. Guard bounds what the server sends.
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, _ := remote.Connect(ctx, st, nil)
+	c, s := net.Pipe()
+	ss, _ := remote.Connect(ctx, &mcp.IOTransport{Reader: s, Writer: s}, nil)
 	defer ss.Wait()
-	cs, _ := toolmcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+	cs, _ := toolmcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1.0.0"}, nil).
+		Connect(ctx, toolmcp.Guard(&mcp.IOTransport{Reader: c, Writer: c}, nil), nil)
 	defer cs.Close()
 
 	reg := tool.NewRegistry[struct{}](nil)
@@ -84,4 +124,73 @@ func ExampleAddRemoteTools() {
 	// [calc_add] <nil>
 	// ok 42
 	// invalid
+}
+
+// Notes is one session's notebook, made on the session's first call and
+// dropped when the session ends.
+type Notes struct{ lines []string }
+
+type NoteArgs struct {
+	Text string `json:"text" jsonschema:"minLength=1"`
+}
+
+// State per session, over HTTP: each MCP session gets its own Notes, kept
+// under the ID toolmcp gives the session and dropped when the session
+// ends (here when the client closes it; otherwise when the handler
+// reclaims it as idle).
+func ExampleSessionID() {
+	var notebooks sync.Map // session ID -> *Notes
+	reg := tool.NewRegistry[*Notes](nil)
+	reg.MustAdd(tool.NewFor(tool.Definition{Name: "note", Description: "Add a line to this session's notes; returns them all.", Safety: tool.SafetyMutating},
+		func(_ context.Context, call *tool.Call[*Notes], in NoteArgs) (string, error) {
+			call.State.lines = append(call.State.lines, in.Text)
+			return strings.Join(call.State.lines, "; "), nil
+		}))
+
+	ended := make(chan string, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1.0.0"}, nil)
+	toolmcp.AddTools(server, reg, &toolmcp.Options[*Notes]{
+		State: func(_ context.Context, req *mcp.CallToolRequest) (*Notes, error) {
+			id := toolmcp.SessionID(req)
+			if n, ok := notebooks.Load(id); ok {
+				return n.(*Notes), nil
+			}
+			n, _ := notebooks.LoadOrStore(id, &Notes{})
+			return n.(*Notes), nil
+		},
+		SessionEnded: func(id string) {
+			notebooks.Delete(id)
+			ended <- id
+		},
+	})
+	hs := httptest.NewServer(toolmcp.NewHTTPHandler(server, nil))
+	defer hs.Close()
+
+	ctx := context.Background()
+	connect := func() *mcp.ClientSession {
+		cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		return cs
+	}
+	note := func(cs *mcp.ClientSession, text string) {
+		res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "note", Arguments: NoteArgs{Text: text}})
+		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	}
+	alice, bob := connect(), connect()
+	note(alice, "buy milk")
+	note(bob, "call mum")
+	note(alice, "fix the bike")
+
+	alice.Close() // DELETE: the session ends
+	<-ended
+	n := 0
+	notebooks.Range(func(any, any) bool { n++; return true })
+	fmt.Println("notebooks left:", n)
+	bob.Close()
+	<-ended
+	// Output:
+	// buy milk
+	// call mum
+	// buy milk; fix the bike
+	// notebooks left: 1
 }

@@ -2,9 +2,12 @@ package toolmcp
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"net"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -39,11 +42,15 @@ func serve[C any](t *testing.T, reg *tool.Registry[C], opts *Options[C]) *sdk.Se
 
 // connect connects a client with copts to server over in-memory pipes at
 // the given protocol version, and closes both ends when the test ends.
+// What the server sends reaches the client through Guard, as RemoteTools
+// requires: every test of the server checks that the guard lets its
+// messages through as they are.
 func connect(t *testing.T, server *sdk.Server, copts *sdk.ClientOptions, protocol string) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
+	c, s := net.Pipe()
+	ct := Guard(&sdk.IOTransport{Reader: c, Writer: c}, nil)
+	ss, err := server.Connect(ctx, &sdk.IOTransport{Reader: s, Writer: s}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,4 +132,51 @@ func (f *finished) result(name string) *tool.Result {
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	tooltest.Golden(t, path, got)
+}
+
+// waiter is a tool that waits until its call is cancelled, and reports the
+// cause its context ended with.
+type waiter struct {
+	started chan struct{}
+	causes  chan error
+}
+
+func newWaiter() *waiter {
+	return &waiter{started: make(chan struct{}, 1), causes: make(chan error, 1)}
+}
+
+func (w *waiter) tool() tool.AnyTool {
+	return tool.New(tool.Definition{Name: "wait", Description: "Waits until cancelled.", Safety: tool.SafetyReadOnly},
+		func(ctx context.Context, _ struct{}) (string, error) {
+			w.started <- struct{}{}
+			<-ctx.Done()
+			w.causes <- context.Cause(ctx)
+			return "", ctx.Err()
+		})
+}
+
+// cancel calls the waiter over cs, cancels the call once the tool runs,
+// and checks that the client gave up and the tool's context ended because
+// the client cancelled it.
+func (w *waiter) cancel(t *testing.T, cs *sdk.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+		errc <- err
+	}()
+	<-w.started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("client: %v", err)
+	}
+	select {
+	case cause := <-w.causes:
+		if !errors.Is(cause, ErrCancelledByClient) {
+			t.Errorf("the tool's context cause is %v, want ErrCancelledByClient", cause)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call's context did not end")
+	}
 }

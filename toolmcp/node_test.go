@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// The Node tools the tests drive (the MCP TypeScript SDK's client, the
-// reference server-everything, the conformance suite) and Node 22 itself
-// are npm packages pinned by testdata/node/package-lock.json.
+// The Node tools the tests drive (the MCP TypeScript SDK's clients v1 and
+// v2, the reference server-everything, the conformance suite at its pinned
+// and newest releases) and Node 22 itself are npm packages pinned by
+// testdata/node/package-lock.json.
 const nodeDir = "testdata/node"
 
 // installHint is what to run when the Node tools are missing.
@@ -71,20 +72,34 @@ func buildExample(t *testing.T, name string) string {
 	return out
 }
 
-// TestTypeScriptClient has the MCP TypeScript SDK's client drive
+// TestTypeScriptClient has the MCP TypeScript SDK's client (v1) drive
 // examples/mcpserver over stdio (testdata/node/client.mjs says what it
 // checks).
 func TestTypeScriptClient(t *testing.T) {
+	runNodeClient(t, "client.mjs")
+}
+
+// TestTypeScriptClientHTTP has the MCP TypeScript SDK v2 client drive
+// examples/mcpserver over streamable HTTP at protocol 2026-07-28, approval
+// (input requests answered in retried calls) and cancellation included
+// (testdata/node/client_http.mjs says what it checks).
+func TestTypeScriptClientHTTP(t *testing.T) {
+	runNodeClient(t, "client_http.mjs")
+}
+
+// runNodeClient runs a client script of testdata/node against the
+// examples/mcpserver binary, and fails the test if the script fails.
+func runNodeClient(t *testing.T, script string) {
 	nodeBin := node(t)
 	server := buildExample(t, "mcpserver")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBin, "client.mjs", server)
+	cmd := exec.CommandContext(ctx, nodeBin, script, server)
 	cmd.Dir = nodeDir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	t.Logf("client.mjs:\n%s", out.String())
+	t.Logf("%s:\n%s", script, out.String())
 	if err != nil {
 		t.Fatalf("the TypeScript client failed: %v", err)
 	}

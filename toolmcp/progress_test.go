@@ -118,39 +118,14 @@ func TestPartialContentAsLog(t *testing.T) {
 }
 
 func TestClientCancelCancelsTheCall(t *testing.T) {
-	started := make(chan struct{}, 1)
-	causes := make(chan error, 1)
+	w := newWaiter()
 	rec := &finished{}
 	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Observer: rec})
-	reg.MustAdd(tool.New(tool.Definition{Name: "wait", Description: "Waits until cancelled.", Safety: tool.SafetyReadOnly},
-		func(ctx context.Context, _ struct{}) (string, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			causes <- context.Cause(ctx)
-			return "", ctx.Err()
-		}))
+	reg.MustAdd(w.tool())
 	for _, protocol := range protocols {
 		t.Run(protocol, func(t *testing.T) {
 			cs := connect(t, serve(t, reg, nil), nil, protocol)
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() {
-				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{}})
-				errc <- err
-			}()
-			<-started
-			cancel() // the SDK client sends notifications/cancelled
-			if err := <-errc; !errors.Is(err, context.Canceled) {
-				t.Errorf("client: %v", err)
-			}
-			select {
-			case cause := <-causes:
-				if !errors.Is(cause, ErrCancelledByClient) {
-					t.Errorf("the tool's context cause is %v, want ErrCancelledByClient", cause)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the tool's context was not cancelled")
-			}
+			w.cancel(t, cs) // the SDK client sends notifications/cancelled
 			deadline := time.Now().Add(10 * time.Second)
 			for rec.result("wait") == nil && time.Now().Before(deadline) {
 				time.Sleep(10 * time.Millisecond)

@@ -1,10 +1,13 @@
 package toolmcp
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,6 +16,11 @@ import (
 
 // RemoteOptions configure [RemoteTools] and [AddRemoteTools]. A nil
 // *RemoteOptions means the defaults.
+//
+// Everything a remote server sends is untrusted: its tools' names,
+// titles, descriptions and schemas are put in front of the model on every
+// turn, so they are escaped and bounded here, and a tool whose definition
+// is over a bound is left out, named, with the bound to raise.
 type RemoteOptions struct {
 	// Prefix is put before every remote tool's name ("github_"), to keep
 	// the tools of several servers, and the host's own, apart. The remote
@@ -31,7 +39,60 @@ type RemoteOptions struct {
 	// Timeout is each remote tool's Definition.Timeout. Zero means the
 	// registry's default.
 	Timeout time.Duration
+	// MaxTools bounds the tools read from the server; the list is cut
+	// there, with an error that says so. Zero means 500.
+	MaxTools int
+	// MaxPages bounds the pages of tools/list read: a server that answers
+	// every page with a new cursor is not read until the caller's deadline.
+	// Zero means 50.
+	MaxPages int
+	// MaxDescription bounds each description a tool brings: its own, and
+	// those of its schema's properties. A longer one is cut, with a note
+	// that says how much of it was left out. (Titles are cut at 256
+	// bytes.) Zero means 4 KiB.
+	MaxDescription int
+	// MaxSchemaBytes bounds each of a tool's schemas, as JSON after the
+	// descriptions in it are cut; a tool with a larger one is left out.
+	// Zero means 64 KiB.
+	MaxSchemaBytes int
+	// MaxEnumValues bounds the values of any enum in a tool's schemas; a
+	// tool with a larger one is left out. Zero means 256.
+	MaxEnumValues int
 }
+
+// Defaults of [RemoteOptions].
+const (
+	DefaultMaxTools       = 500
+	DefaultMaxPages       = 50
+	DefaultMaxDescription = 4 << 10
+	DefaultMaxSchemaBytes = 64 << 10
+	DefaultMaxEnumValues  = 256
+)
+
+// maxTitle bounds a remote tool's title, a short label.
+const maxTitle = 256
+
+func (o *RemoteOptions) withDefaults() RemoteOptions {
+	var r RemoteOptions
+	if o != nil {
+		r = *o
+	}
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{{&r.MaxTools, DefaultMaxTools}, {&r.MaxPages, DefaultMaxPages}, {&r.MaxDescription, DefaultMaxDescription},
+		{&r.MaxSchemaBytes, DefaultMaxSchemaBytes}, {&r.MaxEnumValues, DefaultMaxEnumValues}} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return r
+}
+
+// ErrNotGuarded is the error of [RemoteTools] for a session that was not
+// connected through [Guard].
+var ErrNotGuarded = errors.New("toolmcp: the session was not connected through toolmcp.Guard, so what the server sends is not bounded before the SDK reads it; " +
+	"connect with client.Connect(ctx, toolmcp.Guard(transport, nil), nil)")
 
 // RemoteError is the host-side cause of a remote tool's result the server
 // marked isError; the model sees the server's content.
@@ -47,56 +108,107 @@ func (e *RemoteError) Error() string {
 // RemoteTools returns the tools of the server that cs is connected to as
 // [tool.AnyTool]s, so that a registry puts them behind its own preflight
 // (against the server's input schema), approval, deadlines, output caps and
-// events. Calling one calls the server's tool over cs: the server's
-// progress notifications become [tool.ReportProgress] (when the client was
-// made with [NewClient] or has [ClientMiddleware]; the SDK client may hand
-// the last ones over after the result, when the call has ended and they
-// are dropped), cancelling the call
-// cancels the remote request (the SDK sends notifications/cancelled), and
-// a result the server marks isError becomes an error result
-// (StatusFailed, with a [*RemoteError]).
+// events. cs must have been connected through [Guard] (else
+// [ErrNotGuarded]), which bounds what the server sends before the SDK
+// reads it.
+//
+// Calling one calls the server's tool over cs: the server's progress
+// notifications become [tool.ReportProgress] (when the client was made
+// with [NewClient] or has [ClientMiddleware]; the SDK client may hand the
+// last ones over after the result, when the call has ended and they are
+// dropped), cancelling the call cancels the remote request (the SDK sends
+// notifications/cancelled), and a result the server marks isError becomes
+// an error result (StatusFailed, with a [*RemoteError]). A result is cut
+// as [Guard] says, then as the registry cuts any tool's output.
 //
 // Each tool's definition comes from the server's: name (after Prefix),
-// title, description (one is made up when the server gives none), input
-// and output schemas, and a safety class from the annotations (see
+// title and description (escaped as the registry escapes what a model
+// reads, and cut to the bounds of opts; one is made up when the server
+// gives none), input and output schemas (the descriptions in them escaped
+// and cut too), and a safety class from the annotations (see
 // [RemoteOptions.TrustAnnotations]). A tool whose definition cannot be
-// used is still returned, and the registry refuses it, by name, when it is
-// added (it implements [tool.DefinitionChecker]); [AddRemoteTools] adds
-// the others regardless.
+// used is still returned, and the registry refuses it, by name and with
+// the reason, when it is added (it implements [tool.DefinitionChecker]);
+// [AddRemoteTools] adds the others regardless. Such a tool: one the guard
+// could not read within its bounds, one whose schemas are over the
+// bounds of opts or do not compile, one the server runs only as a task
+// (execution.taskSupport "required": toolmcp does not support the tasks
+// extension, and the model must not be offered a tool it can never
+// call).
 //
-// The list is read once: call again after the server's
+// The list is read once, at most MaxPages pages and MaxTools tools: when
+// it is cut there, or the server repeats a page's cursor, or a page after
+// the first fails, RemoteTools returns the tools read so far with an error
+// that says what was not read. Call it again after the server's
 // notifications/tools/list_changed to pick up new tools.
 func RemoteTools(ctx context.Context, cs *sdk.ClientSession, opts *RemoteOptions) ([]tool.AnyTool, error) {
-	var o RemoteOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := opts.withDefaults()
 	server := "the MCP server"
 	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
-		server = "the MCP server " + r.ServerInfo.Name
+		server = "the MCP server " + strconv.Quote(cut(r.ServerInfo.Name, 64))
 	}
-	var tools []tool.AnyTool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("mcp: listing the tools of %s: %w", server, err)
+	var (
+		tools []tool.AnyTool
+		notes []error
+		seen  = map[[sha256.Size]byte]bool{}
+	)
+	cursor := ""
+	for page := 1; ; page++ {
+		if page > o.MaxPages {
+			notes = append(notes, fmt.Errorf("mcp: %s lists its tools on more than %d pages; the first %d pages were read, the rest left out (raise RemoteOptions.MaxPages to read more)",
+				server, o.MaxPages, o.MaxPages))
+			break
 		}
-		tools = append(tools, newRemoteTool(cs, t, server, o))
+		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			err = fmt.Errorf("mcp: listing the tools of %s (page %d): %w", server, page, err)
+			if page == 1 {
+				return nil, err
+			}
+			notes = append(notes, err)
+			break
+		}
+		if _, ok := res.Meta[metaGuarded]; !ok {
+			return nil, ErrNotGuarded
+		}
+		if n, ok := res.Meta[metaToolsOut].(float64); ok && n > 0 {
+			notes = append(notes, fmt.Errorf("mcp: %d tools on page %d of %s were left out: the page is over toolmcp.GuardOptions.MaxMessageBytes", int(n), page, server))
+		}
+		for _, t := range res.Tools {
+			if len(tools) == o.MaxTools {
+				notes = append(notes, fmt.Errorf("mcp: %s lists more than %d tools; the first %d were read, the rest left out (raise RemoteOptions.MaxTools to read more)",
+					server, o.MaxTools, o.MaxTools))
+				return tools, errors.Join(notes...)
+			}
+			tools = append(tools, newRemoteTool(cs, t, server, o))
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		key := sha256.Sum256([]byte(res.NextCursor))
+		if seen[key] {
+			notes = append(notes, fmt.Errorf("mcp: %s gave a page cursor of tools/list it had given before; the list was read up to there", server))
+			break
+		}
+		seen[key] = true
+		cursor = res.NextCursor
 	}
-	return tools, nil
+	return tools, errors.Join(notes...)
 }
 
 // AddRemoteTools adds the tools of the server that cs is connected to to
 // reg (see [RemoteTools]), one at a time, so that a tool the registry
-// refuses (a schema that does not compile, or refers to files or the
-// network; a name it does not accept) is left out without the others. It
-// returns the names it added, and an error that names every tool it left
-// out and why ([errors.Join] of the registry's errors).
+// refuses (a definition over the bounds, a schema that does not compile,
+// or refers to files or the network; a name it does not accept; a tool
+// that runs only as a task) is left out without the others. It returns
+// the names it added, and an error that names every tool it left out and
+// why, and says what of the list was not read ([errors.Join] of them).
 func AddRemoteTools[C any](ctx context.Context, reg *tool.Registry[C], cs *sdk.ClientSession, opts *RemoteOptions) (added []string, err error) {
 	tools, err := RemoteTools(ctx, cs, opts)
-	if err != nil {
+	if err != nil && len(tools) == 0 {
 		return nil, err
 	}
-	var errs []error
+	errs := []error{err}
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
 			errs = append(errs, err)
@@ -119,40 +231,58 @@ func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOp
 	rt := &remoteTool{cs: cs, name: t.Name}
 	d := tool.Definition{
 		Name:        o.Prefix + t.Name,
-		Title:       t.Title,
-		Description: t.Description,
+		Title:       boundText(cleanModel(t.Title), maxTitle, "title"),
+		Description: boundText(cleanModel(t.Description), o.MaxDescription, "description"),
 		Timeout:     o.Timeout,
 	}
 	if d.Description == "" {
-		d.Description = "Tool " + t.Name + " of " + server + "."
+		d.Description = cleanModel(cut("Tool "+t.Name+" of "+server+".", 256))
 	}
 	var errs []error
+	if reason, _ := t.Meta[metaRefused].(string); reason != "" {
+		errs = append(errs, errors.New(reason))
+	}
+	if ts, _ := t.Meta[metaTaskSupport].(string); ts == "required" {
+		errs = append(errs, errors.New(`the server runs it only as a task (execution.taskSupport "required"), and toolmcp does not support the tasks extension, so it could never be called`))
+	}
 	var err error
-	if d.InputSchema, err = schemaJSON(t.InputSchema); err != nil {
+	if d.InputSchema, err = remoteSchema(t.InputSchema, o); err != nil {
 		errs = append(errs, fmt.Errorf("input schema: %w", err))
 	}
 	if t.OutputSchema != nil {
-		if d.OutputSchema, err = schemaJSON(t.OutputSchema); err != nil {
+		if d.OutputSchema, err = remoteSchema(t.OutputSchema, o); err != nil {
 			errs = append(errs, fmt.Errorf("output schema: %w", err))
 		}
 	}
 	if a := t.Annotations; a != nil {
 		if d.Title == "" {
-			d.Title = a.Title
+			d.Title = boundText(cleanModel(a.Title), maxTitle, "title")
 		}
 		d.Idempotent = a.IdempotentHint
 	}
 	d.Safety = remoteSafety(t.Annotations, o.TrustAnnotations)
 	rt.def = d
 	if len(errs) > 0 {
-		rt.problem = fmt.Errorf("mcp: remote tool %q of %s: %w", t.Name, server, errors.Join(errs...))
+		rt.problem = fmt.Errorf("mcp: remote tool %s of %s left out: %w", strconv.QuoteToASCII(cut(t.Name, 64)), server, errors.Join(errs...))
 	}
 	return rt
 }
 
-// schemaJSON is the JSON of a schema as the SDK decoded it. A missing input
-// schema means any object, as MCP's own default does.
-func schemaJSON(s any) (json.RawMessage, error) {
+// boundText returns s cut to max bytes, with a note of how much of the
+// server's what was left out.
+func boundText(s string, max int, what string) string {
+	if len(s) <= max {
+		return s
+	}
+	note := " [… " + byteSize(len(s)) + " " + what + " from the MCP server, cut to " + byteSize(max) + "]"
+	return cut(s, max-len(note)) + note
+}
+
+// remoteSchema is the JSON of a tool's schema as the SDK decoded it, with
+// its descriptions and titles escaped and cut, and checked against the
+// bounds of o. A missing input schema means any object, as MCP's own
+// default does.
+func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 	if s == nil {
 		return json.RawMessage(`{"type":"object"}`), nil
 	}
@@ -160,7 +290,73 @@ func schemaJSON(s any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A copy of its own, with numbers as written, to change.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var problem error
+	walkSchema(v, func(m map[string]any) {
+		for _, k := range []string{"description", "title"} {
+			if str, ok := m[k].(string); ok {
+				limit := o.MaxDescription
+				if k == "title" {
+					limit = maxTitle
+				}
+				m[k] = boundText(cleanModel(str), limit, k)
+			}
+		}
+		if e, ok := m["enum"].([]any); ok && len(e) > o.MaxEnumValues && problem == nil {
+			problem = fmt.Errorf("an enum of %d values, over the %d a remote tool may bring (RemoteOptions.MaxEnumValues)", len(e), o.MaxEnumValues)
+		}
+	})
+	if problem != nil {
+		return nil, problem
+	}
+	if b, err = json.Marshal(v); err != nil {
+		return nil, err
+	}
+	if len(b) > o.MaxSchemaBytes {
+		return nil, fmt.Errorf("%s of JSON, over the %s a remote tool's schema may take (RemoteOptions.MaxSchemaBytes)", byteSize(len(b)), byteSize(o.MaxSchemaBytes))
+	}
 	return b, nil
+}
+
+// walkSchema calls visit for every schema object in v: v itself, and the
+// subschemas of its keywords (draft 2020-12 and draft-07), so that only
+// annotations are changed, never data (a default, a const, an example).
+func walkSchema(v any, visit func(map[string]any)) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	visit(m)
+	for k, sub := range m {
+		switch k {
+		case "items", "additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else",
+			"unevaluatedItems", "unevaluatedProperties", "contentSchema":
+			walkSchema(sub, visit)
+			if list, ok := sub.([]any); ok { // items as an array (draft-07)
+				for _, s := range list {
+					walkSchema(s, visit)
+				}
+			}
+		case "allOf", "anyOf", "oneOf", "prefixItems":
+			if list, ok := sub.([]any); ok {
+				for _, s := range list {
+					walkSchema(s, visit)
+				}
+			}
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+			if named, ok := sub.(map[string]any); ok {
+				for _, s := range named {
+					walkSchema(s, visit)
+				}
+			}
+		}
+	}
 }
 
 // remoteSafety maps a remote tool's annotations to a safety class with
@@ -197,7 +393,7 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (*tool.Resul
 	}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
 	token, release := routeProgress(t.cs, func(p *sdk.ProgressNotificationParams) {
-		tool.ReportProgress(ctx, tool.Progress{Message: p.Message, Done: p.Progress, Total: p.Total})
+		tool.ReportProgress(ctx, tool.Progress{Message: cleanModel(cut(p.Message, maxPartialLog)), Done: p.Progress, Total: p.Total})
 	})
 	defer release()
 	params.SetProgressToken(token)

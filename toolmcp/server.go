@@ -16,23 +16,32 @@ import (
 // Options configure [AddTools]. A nil *Options means the defaults.
 type Options[C any] struct {
 	// State gives the per-call state C of each tools/call, from the request:
-	// its session (req.Session), the client's auth info (req.Extra.TokenInfo),
-	// HTTP headers (req.Extra.Header). An error is returned to the client as
-	// a protocol error and the call does not run; return a *jsonrpc.Error to
-	// choose its code. Nil means the zero C.
+	// its session ([SessionID]), the client's auth info
+	// (req.Extra.TokenInfo), HTTP headers (req.Extra.Header). An error is
+	// returned to the client as a protocol error and the call does not run;
+	// return a *jsonrpc.Error to choose its code. Nil means the zero C.
+	//
+	// For state that lives as long as a session (a workspace, a login), key
+	// it by [SessionID](req) here and drop it in SessionEnded.
 	State func(ctx context.Context, req *sdk.CallToolRequest) (C, error)
 	// Session names the conversation a call belongs to ([tool.Request.Session]):
 	// page cursors, read_output cursors, "allow always" answers and
 	// resumable approvals are bound to it, and a call with none gets no
-	// cursors and no "allow always". Nil means: the MCP session ID where
-	// there is one (streamable HTTP with sessions, SSE); for a connection
-	// without one (stdio, in-memory), an ID of that connection's own, for
-	// as long as it lasts; for HTTP without a session (a stateless server,
-	// protocol 2026-07-28), none. A host that authenticates its clients
-	// should name the user, or the user's conversation, here (from
-	// req.Extra.TokenInfo): then nothing one user was given works for
+	// cursors and no "allow always". Nil means [SessionID]: the MCP
+	// session, or the connection; none for HTTP without a session (a
+	// stateless server, protocol 2026-07-28). A host that authenticates
+	// its clients should name the user, or the user's conversation, here
+	// (from req.Extra.TokenInfo): then nothing one user was given works for
 	// another, and a stateless server gets cursors and "allow always".
 	Session func(req *sdk.CallToolRequest) string
+	// SessionEnded, if set, is called once for each MCP session of the
+	// server that ends (the client closed it or went away, the HTTP
+	// handler reclaimed it as idle, the host closed it), with its
+	// [SessionID], so that the host can drop what it keeps for it. It is
+	// called on a goroutine of its own, for the sessions that sent any
+	// request while the tools were served; a panic in it is recovered.
+	// Requests without a session (stateless HTTP) have no end.
+	SessionEnded func(session string)
 }
 
 // AddTools adds every visible tool of reg to server, and keeps adding the
@@ -71,6 +80,9 @@ func AddTools[C any](server *sdk.Server, reg *tool.Registry[C], opts *Options[C]
 	if opts != nil {
 		s.opts = *opts
 	}
+	if s.opts.SessionEnded != nil {
+		s.watch = &sessionWatch{ended: s.opts.SessionEnded}
+	}
 	server.AddReceivingMiddleware(s.middleware)
 	s.cancelWatch = reg.OnChange(s.sync)
 	s.sync()
@@ -84,6 +96,7 @@ type served[C any] struct {
 	opts   Options[C]
 
 	cancelWatch func()
+	watch       *sessionWatch // nil: no Options.SessionEnded
 
 	mu      sync.Mutex
 	added   map[string]bool // tool names added to the server; true for hidden ones
@@ -135,6 +148,9 @@ func (s *served[C]) addHidden(name string) bool {
 
 func (s *served[C]) remove() {
 	s.cancelWatch()
+	if s.watch != nil {
+		s.watch.stop()
+	}
 	s.mu.Lock()
 	s.stopped = true
 	names := make([]string, 0, len(s.added))
@@ -156,6 +172,11 @@ func (s *served[C]) hidden(name string) bool {
 // server when a client calls it by name.
 func (s *served[C]) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if s.watch != nil {
+			if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+				s.watch.see(ss, req.GetExtra())
+			}
+		}
 		switch method {
 		case "tools/call":
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil {
@@ -248,7 +269,7 @@ func (s *served[C]) session(req *sdk.CallToolRequest) string {
 	if s.opts.Session != nil {
 		return s.opts.Session(req)
 	}
-	return sessionOf(req)
+	return SessionID(req)
 }
 
 // toCallToolResult maps a registry result to the MCP result; declared
@@ -264,6 +285,12 @@ func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result, declared bool)
 		// SEP-2322: a server rejects state that fails verification with an
 		// error, not with a result the client could take for an answer.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + res.Text()}
+	case res.Status == tool.StatusDenied && errors.Is(res.Err, errNoElicitation) && multiRoundTrip(req):
+		return nil, &jsonrpc.Error{
+			Code:    sdk.CodeMissingRequiredClientCapabilities,
+			Message: "The call to " + res.Tool + " needs the user's approval, asked by elicitation, and the client did not declare the elicitation capability",
+			Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`),
+		}
 	case res.Status == tool.StatusDenied && errors.Is(res.Err, ErrCannotAsk):
 		res.Content = []tool.Content{tool.TextContent("The call to " + res.Tool + " needs the user's approval, and the user could not be asked " +
 			"through this MCP client (it does not support elicitation, its connection cannot carry the question, or its answer was not valid), " +

@@ -18,11 +18,15 @@ import (
 // says whether the call had a session: a next_cursor, or a note.
 func sessionProbe(t *testing.T) *tool.Registry[struct{}] {
 	reg := tool.NewRegistry[struct{}](nil)
-	reg.MustAdd(tool.NewPaginated(tool.Definition{Name: "numbers", Description: "Numbers, a page at a time.", Safety: tool.SafetyReadOnly},
+	reg.MustAdd(numbersTool())
+	return reg
+}
+
+func numbersTool() tool.AnyTool {
+	return tool.NewPaginated(tool.Definition{Name: "numbers", Description: "Numbers, a page at a time.", Safety: tool.SafetyReadOnly},
 		func(_ context.Context, _ listArgs, page tool.Page) ([]int, []byte, error) {
 			return []int{1}, []byte("next"), nil
-		}))
-	return reg
+		})
 }
 
 func TestDefaultSession(t *testing.T) {
@@ -84,5 +88,41 @@ func TestConnectionIDsAreForgotten(t *testing.T) {
 	}
 	if n := left(); n > 0 {
 		t.Errorf("%d of 20 IDs left of closed connections", n)
+	}
+}
+
+// Each connection's calls see its own SessionID, and SessionEnded tells
+// the host, with that ID, when the connection ends.
+func TestSessionEnded(t *testing.T) {
+	ended := make(chan string, 2)
+	reg := tool.NewRegistry[string](nil)
+	reg.MustAdd(tool.NewFor(tool.Definition{Name: "whoami", Description: "The session's ID.", Safety: tool.SafetyReadOnly},
+		func(_ context.Context, call *tool.Call[string], _ struct{}) (string, error) { return call.State, nil }))
+	server := serve(t, reg, &Options[string]{
+		State:        func(_ context.Context, req *sdk.CallToolRequest) (string, error) { return SessionID(req), nil },
+		SessionEnded: func(id string) { ended <- id },
+	})
+	a := connect(t, server, nil, legacyProtocol)
+	b := connect(t, server, nil, legacyProtocol)
+	idA, idB := text(call(t, a, "whoami", `{}`)), text(call(t, b, "whoami", `{}`))
+	if !strings.HasPrefix(idA, "connection-") || idA == idB || text(call(t, a, "whoami", `{}`)) != idA {
+		t.Fatalf("session IDs %q and %q: want one per connection, the same for each of its calls", idA, idB)
+	}
+	a.Close()
+	select {
+	case id := <-ended:
+		if id != idA {
+			t.Errorf("SessionEnded(%q), want %q", id, idA)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("SessionEnded was not called for the closed connection")
+	}
+	select {
+	case id := <-ended:
+		t.Errorf("SessionEnded(%q) for a connection still open", id)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if got := text(call(t, b, "whoami", `{}`)); got != idB {
+		t.Errorf("the other connection: %q", got)
 	}
 }

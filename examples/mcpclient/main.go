@@ -64,7 +64,9 @@ func run(ctx context.Context, out io.Writer, argv []string, env []string) (pid i
 	ownGroup(cmd)
 
 	client := toolmcp.NewClient(&mcp.Implementation{Name: "toolbelt-mcpclient", Version: "v0.1.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	// Guard reads what the server sends before the SDK does, within bounds:
+	// RemoteTools needs it (a server may be hostile).
+	cs, err := client.Connect(ctx, toolmcp.Guard(&mcp.CommandTransport{Command: cmd}, nil), nil)
 	if err != nil {
 		return 0, fmt.Errorf("starting %s: %w", argv[0], err)
 	}

@@ -2,10 +2,17 @@
 // search and read_file, count_slowly (progress, cancellation) and
 // write_file, which asks the client's user before it runs. It speaks
 // stdio by default (what desktop clients start), or streamable HTTP with
-// -http.
+// -http, on every protocol version: clients of 2026-07-28 are served
+// without sessions (approval comes back in a retried call), older ones in
+// sessions (approval by elicitation), through toolmcp.NewHTTPHandler's
+// safe defaults (other origins refused, idle sessions reclaimed, sessions
+// and bodies bounded).
 //
-//	go run ./examples/mcpserver              # stdio
-//	go run ./examples/mcpserver -http :8080  # http://localhost:8080/
+//	go run ./examples/mcpserver                        # stdio
+//	go run ./examples/mcpserver -http localhost:8080   # http://localhost:8080/
+//
+// Every client shares one project here. ExampleSessionID in toolmcp shows
+// state kept per session instead.
 package main
 
 import (
@@ -14,10 +21,12 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -42,13 +51,26 @@ func run(ctx context.Context, addr string) error {
 	if addr == "" {
 		return server.Run(ctx, &mcp.StdioTransport{})
 	}
-	srv := &http.Server{Addr: addr, Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler: toolmcp.NewHTTPHandler(server, nil),
+		// Bounds of the server's own: a client that never finishes its
+		// headers does not hold a connection for ever. No ReadTimeout or
+		// WriteTimeout: they would cut the streams of calls that take
+		// longer (the handler bounds bodies by size instead).
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Shutdown(context.Background())
 	}()
-	log.Printf("mcpserver: streamable HTTP on %s", addr)
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	log.Printf("mcpserver: streamable HTTP on http://%s/", l.Addr())
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -66,6 +88,8 @@ func newServer() (*mcp.Server, error) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "toolbelt-mcpserver", Version: "v0.1.0"}, nil)
 	// Calls are bound to the MCP session over HTTP, and to the connection
 	// over stdio: "allow always" and cursors hold there and nowhere else.
+	// Requests of 2026-07-28 have no session: a server that authenticates
+	// its users names the user in toolmcp.Options.Session.
 	toolmcp.AddTools(server, reg, nil)
 	return server, nil
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
+	toolmcp "github.com/toolbelt-go/tool/toolmcp"
 	"github.com/toolbelt-go/tool/tooltest"
 )
 
@@ -28,16 +28,25 @@ func TestDefinitionsGolden(t *testing.T) {
 }
 
 // The server over streamable HTTP, as -http serves it, with an SDK client
-// that approves the write.
+// that approves the write, on the newest protocol version of each kind:
+// 2026-07-28 (no session, approval in a retried call) and 2025-11-25
+// (a session, approval by elicitation).
 func TestOverHTTP(t *testing.T) {
 	server, err := newServer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	defer hs.Close()
+	hs := httptest.NewServer(toolmcp.NewHTTPHandler(server, nil))
+	defer func() {
+		for ss := range server.Sessions() {
+			ss.Close()
+		}
+		hs.Close()
+	}()
+	asked := 0
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}}, nil
 		},
 	})
@@ -49,9 +58,13 @@ func TestOverHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != protocol {
+				t.Fatalf("negotiated %s, want %s", got, protocol)
+			}
+			asked = 0
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "notes.md", "content": "hi " + protocol}})
-			if err != nil || res.IsError {
-				t.Fatalf("write_file: %v %+v", err, res)
+			if err != nil || res.IsError || asked != 1 {
+				t.Fatalf("write_file: %v %+v (asked %d times)", err, res, asked)
 			}
 			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "notes.md"}})
 			if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "hi "+protocol) {

@@ -117,12 +117,12 @@ func run(stdout, progress io.Writer, count int, benchtime string, accept bool) e
 // not in CPU time.
 func measure(f func(*testing.B)) (sample, error) {
 	calls := 0
-	cpu0 := cpuTime()
+	cpu0 := bench.CPUTime()
 	r := testing.Benchmark(func(b *testing.B) {
 		f(b)
 		calls += b.N
 	})
-	cpu := cpuTime() - cpu0
+	cpu := bench.CPUTime() - cpu0
 	if r.N == 0 || calls == 0 {
 		return sample{}, fmt.Errorf("the benchmark failed (run go test -bench . for its message)")
 	}

@@ -1,16 +1,16 @@
 //go:build unix
 
-package main
+package bench
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time the process has used, user and system, on
+// CPUTime returns the CPU time the process has used, user and system, on
 // all its threads: the garbage collector's and every goroutine's a path
 // starts count too.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

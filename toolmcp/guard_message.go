@@ -1,0 +1,576 @@
+package toolmcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// The keys the guard writes into a remote tool's _meta, for [RemoteTools]
+// to read; a server's own values under them are dropped.
+const (
+	metaPrefix = "io.github.toolbelt-go/"
+	// metaGuarded marks a tools/list result that came through a guard.
+	metaGuarded = metaPrefix + "guarded"
+	// metaRefused is why the guard could not keep a tool's definition.
+	metaRefused = metaPrefix + "refused"
+	// metaTaskSupport is the tool's execution.taskSupport, which the SDK's
+	// Tool type has no field for.
+	metaTaskSupport = metaPrefix + "taskSupport"
+	// metaToolsOut counts the tools of a page left out because the page is
+	// over the size a message may take.
+	metaToolsOut = metaPrefix + "toolsLeftOut"
+)
+
+// limits are a guard's bounds, from [GuardOptions].
+type limits struct {
+	resultBytes  int // content kept of one tools/call result
+	resultBlocks int // content blocks kept of one result
+	messageBytes int // any message, a tools/list page included
+	depth        int // nesting of any value in a message, and of a tool in a list
+}
+
+// fieldBytes bounds a field of a content block that is neither its text
+// nor its data (a type, a URI, annotations).
+const fieldBytes = 64 << 10
+
+func isLimit(err error) bool { return errors.Is(err, errOverBudget) || errors.Is(err, errTooDeep) }
+
+// member is one member of an object being rebuilt.
+type member struct {
+	key string
+	raw []byte
+}
+
+func writeObject(w *bytes.Buffer, members []member) {
+	w.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		writeJSONString(w, m.key)
+		w.WriteByte(':')
+		w.Write(m.raw)
+	}
+	w.WriteByte('}')
+}
+
+// message reads one message (a JSON-RPC message, or a batch of them) and
+// writes to w what the guard lets through: the message within its bounds,
+// or, for a response that cannot be kept, an error response to the same
+// request; nothing, for anything else that cannot be kept. An error is
+// returned only when the stream cannot be read on.
+func (l *limits) message(s *jsonScanner, w *bytes.Buffer) error {
+	s.n = 0
+	c, err := s.peek()
+	if err != nil {
+		return err // io.EOF between messages: the stream ended
+	}
+	switch c {
+	case '{':
+		return l.single(s, w)
+	case '[':
+		w.WriteByte('[')
+		n := 0
+		err := s.array(func(int) error {
+			var m bytes.Buffer
+			if err := l.single(s, &m); err != nil {
+				return err
+			}
+			if m.Len() > 0 {
+				if n > 0 {
+					w.WriteByte(',')
+				}
+				n++
+				w.Write(m.Bytes())
+			}
+			return nil
+		})
+		if err == nil && n == 0 {
+			w.Reset()
+			return nil
+		}
+		w.WriteByte(']')
+		return err
+	default:
+		return s.skipValue() // not a message; the SDK would refuse it anyway
+	}
+}
+
+// single reads one JSON-RPC message (an object, else it is dropped).
+func (l *limits) single(s *jsonScanner, w *bytes.Buffer) error {
+	if c, err := s.peek(); err != nil {
+		return eof(err)
+	} else if c != '{' {
+		return s.skipValue()
+	}
+	var (
+		members   []member
+		id        []byte
+		isRequest bool
+		size      int
+		problem   error
+	)
+	err := s.object(func(key string) error {
+		var buf bytes.Buffer
+		var err error
+		switch {
+		case key == "method":
+			isRequest = true
+			err = s.copyValue(&buf, fieldBytes, 1)
+		case key == "id":
+			err = s.copyValue(&buf, 256, 1)
+		case problem != nil:
+			return s.skipValue()
+		case key == "result":
+			if c, _ := s.peek(); c == '{' {
+				err = l.result(s, &buf)
+				break
+			}
+			fallthrough
+		default:
+			err = s.copyValue(&buf, l.messageBytes-size, l.depth)
+		}
+		if isLimit(err) {
+			if problem == nil {
+				problem = fmt.Errorf("its %q is %w", key, err)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if key == "id" {
+			id = buf.Bytes()
+		}
+		size += buf.Len()
+		members = append(members, member{key, buf.Bytes()})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if problem == nil {
+		writeObject(w, members)
+		return nil
+	}
+	if isRequest || id == nil {
+		return nil // a request or notification of the server's: dropped
+	}
+	b, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+		"toolmcp: the MCP server's response was not read: %v (the bounds are %s and %d levels; see toolmcp.GuardOptions)",
+		problem, byteSize(l.messageBytes), l.depth)})
+	writeObject(w, []member{{"jsonrpc", []byte(`"2.0"`)}, {"id", id}, {"error", b}})
+	return nil
+}
+
+// result reads the result of a response. A tools/list page and a
+// tools/call result are read member by member, each part in its own
+// bounds: one bad tool, or a huge result, costs only itself.
+func (l *limits) result(s *jsonScanner, w *bytes.Buffer) error {
+	var (
+		members  []member
+		size     int
+		tools    bool
+		toolsOut int
+		note     contentNote
+		problem  error
+	)
+	err := s.object(func(key string) error {
+		if problem != nil {
+			return s.skipValue()
+		}
+		var buf bytes.Buffer
+		c, err := s.peek()
+		if err != nil {
+			return eof(err)
+		}
+		switch {
+		case key == "tools" && c == '[':
+			tools = true
+			toolsOut, err = l.tools(s, &buf)
+		case key == "content" && c == '[':
+			err = l.content(s, &buf, &note)
+		case key == "structuredContent":
+			if err = s.copyValue(&buf, l.resultBytes, l.depth); isLimit(err) {
+				note.structured = true
+				return nil
+			}
+		default:
+			err = s.copyValue(&buf, l.messageBytes-size, l.depth)
+		}
+		if isLimit(err) {
+			problem = fmt.Errorf("%q is %w", key, err)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		size += buf.Len()
+		members = append(members, member{key, buf.Bytes()})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if problem != nil {
+		return problem
+	}
+	if tools {
+		add := map[string]any{metaGuarded: true}
+		if toolsOut > 0 {
+			add[metaToolsOut] = toolsOut
+		}
+		members = withMeta(members, add)
+	}
+	if text := note.String(l); text != "" {
+		prependNote(members, text)
+	}
+	writeObject(w, members)
+	return nil
+}
+
+// withMeta returns members with add merged into their _meta object (one
+// is added if there is none, and one that is not an object is replaced),
+// the server's own keys under the guard's prefix dropped.
+func withMeta(members []member, add map[string]any) []member {
+	meta := map[string]json.RawMessage{}
+	i := -1
+	for j, m := range members {
+		if m.key == "_meta" {
+			i = j
+			_ = json.Unmarshal(m.raw, &meta)
+		}
+	}
+	for k := range meta {
+		if strings.HasPrefix(k, metaPrefix) {
+			delete(meta, k)
+		}
+	}
+	for k, v := range add {
+		meta[k], _ = json.Marshal(v)
+	}
+	raw, _ := json.Marshal(meta)
+	if i < 0 {
+		if len(add) == 0 {
+			return members
+		}
+		return append(members, member{"_meta", raw})
+	}
+	members[i].raw = raw
+	return members
+}
+
+// tools reads the tools of a tools/list page. A tool that cannot be kept
+// within the bounds is written as a stub that keeps its name and says why,
+// so that RemoteTools can name it; once the page is over its size, the
+// tools that follow are counted, not kept.
+func (l *limits) tools(s *jsonScanner, w *bytes.Buffer) (out int, err error) {
+	w.WriteByte('[')
+	n := 0
+	err = s.array(func(int) error {
+		room := l.messageBytes - w.Len()
+		if room <= 0 {
+			out++
+			return s.skipValue()
+		}
+		var t bytes.Buffer
+		if err := l.tool(s, &t, room); err != nil {
+			return err
+		}
+		if t.Len() == 0 {
+			return nil
+		}
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		n++
+		w.Write(t.Bytes())
+		return nil
+	})
+	w.WriteByte(']')
+	return out, err
+}
+
+// tool reads one tool of a list within room bytes.
+func (l *limits) tool(s *jsonScanner, w *bytes.Buffer, room int) error {
+	if c, err := s.peek(); err != nil {
+		return eof(err)
+	} else if c != '{' {
+		return s.skipValue() // not a tool; the SDK would drop it
+	}
+	var (
+		members     []member
+		name        string
+		taskSupport string
+		problem     string
+		size        int
+	)
+	err := s.object(func(key string) error {
+		switch key {
+		case "name":
+			if c, _ := s.peek(); c == '"' {
+				v, total, err := s.str(256)
+				if err != nil {
+					return err
+				}
+				name = string(v)
+				if total > len(v) {
+					problem = "its name is " + byteSize(total) + " long"
+				}
+				var buf bytes.Buffer
+				writeJSONString(&buf, name)
+				members = append(members, member{key, buf.Bytes()})
+				return nil
+			}
+		case "execution":
+			var buf bytes.Buffer
+			if err := s.copyValue(&buf, fieldBytes, 2); err != nil {
+				if isLimit(err) {
+					return nil
+				}
+				return err
+			}
+			var e struct {
+				TaskSupport string `json:"taskSupport"`
+			}
+			_ = json.Unmarshal(buf.Bytes(), &e)
+			taskSupport = e.TaskSupport
+			members = append(members, member{key, buf.Bytes()})
+			return nil
+		}
+		if problem != "" {
+			return s.skipValue()
+		}
+		var buf bytes.Buffer
+		err := s.copyValue(&buf, room-size, l.depth)
+		switch {
+		case errors.Is(err, errTooDeep):
+			problem = fmt.Sprintf("its %s nests deeper than %d levels", keyWords(key), l.depth)
+			return nil
+		case errors.Is(err, errOverBudget):
+			problem = fmt.Sprintf("its %s does not fit in the %s a tools/list page may take", keyWords(key), byteSize(l.messageBytes))
+			return nil
+		case err != nil:
+			return err
+		}
+		size += buf.Len()
+		members = append(members, member{key, buf.Bytes()})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		var buf bytes.Buffer
+		writeJSONString(&buf, name)
+		members = []member{{"name", buf.Bytes()}, {"inputSchema", []byte(`{"type":"object"}`)}}
+		members = withMeta(members, map[string]any{metaRefused: problem})
+	} else if taskSupport != "" {
+		members = withMeta(members, map[string]any{metaTaskSupport: taskSupport})
+	} else {
+		members = withMeta(members, nil)
+	}
+	writeObject(w, members)
+	return nil
+}
+
+func keyWords(key string) string {
+	switch key {
+	case "inputSchema":
+		return "input schema"
+	case "outputSchema":
+		return "output schema"
+	}
+	return strconv.Quote(key)
+}
+
+// contentNote counts what content reads and leaves out of a result, for
+// the note that says so. A result with no content member gets no note.
+type contentNote struct {
+	kept, blocksOut int
+	textOut         int   // bytes of text left out of blocks that were kept
+	bytesOut        int64 // bytes of the blocks left out, as sent
+	structured      bool  // structuredContent left out
+}
+
+func (n *contentNote) String(l *limits) string {
+	if n.blocksOut == 0 && n.textOut == 0 && !n.structured {
+		return ""
+	}
+	var parts []string
+	if n.textOut > 0 {
+		parts = append(parts, byteSize(n.textOut)+" of text")
+	}
+	if n.blocksOut > 0 {
+		parts = append(parts, fmt.Sprintf("%d more content blocks (%s)", n.blocksOut, byteSize(int(min(n.bytesOut, 1<<62)))))
+	}
+	if n.structured {
+		parts = append(parts, "its structured content")
+	}
+	return fmt.Sprintf("[This result is incomplete: the MCP server sent more than this host accepts from a remote tool (%s in at most %d blocks), so %s of it were left out.]",
+		byteSize(l.resultBytes), l.resultBlocks, strings.Join(parts, ", "))
+}
+
+// prependNote puts a text block first in the content member of a result,
+// where the registry's own cut of the result keeps it.
+func prependNote(members []member, text string) {
+	var block bytes.Buffer
+	block.WriteString(`[{"type":"text","text":`)
+	writeJSONString(&block, text)
+	block.WriteByte('}')
+	for i, m := range members {
+		if m.key != "content" {
+			continue
+		}
+		rest := bytes.TrimPrefix(m.raw, []byte("["))
+		if len(rest) > 1 {
+			block.WriteByte(',')
+		}
+		members[i].raw = append(block.Bytes(), rest...)
+		return
+	}
+}
+
+// content reads the content blocks of a tools/call result: text is kept up
+// to the result's budget, cut on a character boundary where it runs out;
+// a block whose data (an image, audio, a blob) does not fit is left out,
+// as are blocks past the count allowed. What was left out is counted in
+// note; nothing of it is held.
+func (l *limits) content(s *jsonScanner, w *bytes.Buffer, note *contentNote) error {
+	budget := l.resultBytes
+	w.WriteByte('[')
+	err := s.array(func(int) error {
+		start := s.n
+		if note.kept >= l.resultBlocks {
+			note.blocksOut++
+			err := s.skipValue()
+			note.bytesOut += s.n - start
+			return err
+		}
+		var b bytes.Buffer
+		kept, err := l.block(s, &b, &budget, note)
+		if err != nil {
+			return err
+		}
+		if !kept {
+			note.blocksOut++
+			note.bytesOut += s.n - start
+			return nil
+		}
+		if note.kept > 0 {
+			w.WriteByte(',')
+		}
+		note.kept++
+		w.Write(b.Bytes())
+		return nil
+	})
+	w.WriteByte(']')
+	return err
+}
+
+// block reads one content block, spending *budget on its text and data.
+// It reports whether the block was kept.
+func (l *limits) block(s *jsonScanner, w *bytes.Buffer, budget *int, note *contentNote) (bool, error) {
+	if c, err := s.peek(); err != nil {
+		return false, eof(err)
+	} else if c != '{' {
+		return false, s.skipValue()
+	}
+	var members []member
+	keep := true
+	err := s.object(func(key string) error {
+		if !keep {
+			return s.skipValue()
+		}
+		var buf bytes.Buffer
+		c, err := s.peek()
+		if err != nil {
+			return eof(err)
+		}
+		switch {
+		case key == "text" && c == '"':
+			v, total, err := s.str(*budget)
+			if err != nil {
+				return err
+			}
+			*budget -= len(v)
+			text := string(v)
+			if total > len(v) {
+				note.textOut += total - len(v)
+				text += "\n[… " + byteSize(total-len(v)) + " of this text left out]"
+			}
+			writeJSONString(&buf, text)
+		case (key == "data" || key == "blob") && c == '"':
+			v, total, err := s.str(*budget)
+			if err != nil {
+				return err
+			}
+			if total > len(v) {
+				keep = false
+				return nil
+			}
+			*budget -= len(v)
+			writeJSONString(&buf, string(v))
+		case key == "resource" && c == '{':
+			// An embedded resource: its text or blob, as a block's.
+			kept, err := l.block(s, &buf, budget, note)
+			if err != nil {
+				return err
+			}
+			if !kept {
+				keep = false
+				return nil
+			}
+		default:
+			if err := s.copyValue(&buf, min(fieldBytes, *budget), 16); err != nil {
+				if isLimit(err) {
+					keep = false
+					return nil
+				}
+				return err
+			}
+			*budget -= buf.Len()
+		}
+		members = append(members, member{key, buf.Bytes()})
+		return nil
+	})
+	if err != nil || !keep {
+		return false, err
+	}
+	writeObject(w, members)
+	return true, nil
+}
+
+// byteSize says n bytes the way a person reads it.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// readMessages rewrites the messages of r to w, one after another, each
+// followed by a newline, until r ends.
+func (l *limits) readMessages(s *jsonScanner, w *bytes.Buffer) error {
+	err := l.message(s, w)
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		return err
+	}
+	if w.Len() > 0 {
+		w.WriteByte('\n')
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package toolmcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// guardAll runs a stream of messages through the guard and returns what
+// comes out, one message a line.
+func guardAll(t testing.TB, in string, l *limits) []string {
+	t.Helper()
+	r := newGuardReader(io.NopCloser(strings.NewReader(in)), l)
+	out, err := io.ReadAll(r)
+	if err != nil && err != io.EOF {
+		if _, ok := err.(*syntaxError); !ok && err != io.ErrUnexpectedEOF && err != errEndless {
+			t.Fatalf("reading %q: %v", cut(in, 200), err)
+		}
+	}
+	var msgs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if line != "" {
+			msgs = append(msgs, line)
+		}
+	}
+	return msgs
+}
+
+func sameJSON(t *testing.T, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("the guard wrote invalid JSON %q: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// Messages within the bounds pass as they are (written compactly); a
+// tools/list result is marked as guarded.
+func TestGuardPassesMessages(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1.5e0,"total":3,"message":"a\u00e9\ud83d\ude00\n\"q\""}}`, ""},
+		{`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}`, ""},
+		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"no"}}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"},{"type":"image","data":"iVBO","mimeType":"image/png"},` +
+			`{"type":"resource","resource":{"uri":"file:///a","text":"t","mimeType":"text/plain"}},{"type":"resource_link","uri":"file:///b","name":"b"}],` +
+			`"structuredContent":{"a":[1,2,{"b":null}]},"isError":false}}`, ""},
+		{`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"k":1,"io.github.toolbelt-go/refused":"spoof"}}],"nextCursor":"c"}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"k":1}}],"nextCursor":"c","_meta":{"io.github.toolbelt-go/guarded":true}}}`},
+		{`[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, ""},
+	}
+	for _, tt := range tests {
+		got := guardAll(t, tt.in+"\n", (*GuardOptions)(nil).limits())
+		if len(got) != 1 {
+			t.Fatalf("%s: %d messages out", tt.in, len(got))
+		}
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		sameJSON(t, got[0], want)
+	}
+}
+
+// Strings are read as encoding/json reads them, escapes, surrogate pairs,
+// lone surrogates and invalid UTF-8 included.
+func TestGuardStrings(t *testing.T) {
+	for _, s := range []string{
+		`"plain"`, `"\u00e9\u4e2d\ud83d\ude00"`, `"\ud800"`, `"\ud800x"`, `"\udc00\ud800"`, `"\ud800\ud800\udc00"`,
+		"\"\xff\xfe\"", "\"\xe4\xb8\"", `"\/\b\f\n\r\t\\\""`, "\"\u2028\"",
+	} {
+		sc := newJSONScanner(strings.NewReader(s))
+		got, total, err := sc.str(1 << 20)
+		if err != nil {
+			t.Errorf("%q: %v", s, err)
+			continue
+		}
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want || total != len(want) {
+			t.Errorf("%q: got %q (%d), want %q", s, got, total, want)
+		}
+	}
+	for _, s := range []string{`"\x"`, `"\u12g4"`, "\"a\x01\"", `"abc`} {
+		if _, _, err := newJSONScanner(strings.NewReader(s)).str(100); err == nil {
+			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+// A string cut to a budget ends on a character boundary.
+func TestGuardCutsOnCharacters(t *testing.T) {
+	s := strings.Repeat("aé中😀", 100)
+	enc, _ := json.Marshal(s)
+	for keep := range 40 {
+		got, total, err := newJSONScanner(bytes.NewReader(enc)).str(keep)
+		if err != nil || total != len(s) || len(got) > keep || !utf8.Valid(got) || !strings.HasPrefix(s, string(got)) {
+			t.Fatalf("keep %d: %q %d %v", keep, got, total, err)
+		}
+	}
+}
+
+// A response over the bounds becomes an error response to its request; a
+// request or notification of the server's over them is dropped; the
+// stream reads on after either.
+func TestGuardOverBounds(t *testing.T) {
+	l := &limits{resultBytes: 100, resultBlocks: 2, messageBytes: 200, depth: 8}
+	big := strings.Repeat("x", 1000)
+	deep := strings.Repeat("[", 50) + strings.Repeat("]", 50)
+	in := `{"jsonrpc":"2.0","result":{"contents":[{"text":"` + big + `"}]},"id":3}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"result":{"x":` + deep + `}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","params":{"x":` + deep + `},"id":9,"method":"sampling/createMessage"}` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"result":{}}` + "\n"
+	got := guardAll(t, in, l)
+	if len(got) != 3 {
+		t.Fatalf("%d messages out, want 3: %q", len(got), got)
+	}
+	for i, id := range []string{"3", "4"} {
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error *jsonrpc.Error  `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(got[i]), &m); err != nil || string(m.ID) != id || m.Error == nil ||
+			m.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(m.Error.Message, "GuardOptions") {
+			t.Errorf("message %d: %s", i, got[i])
+		}
+	}
+	sameJSON(t, got[2], `{"jsonrpc":"2.0","id":5,"result":{}}`)
+}
+
+// A value nested deeper than any stack is skipped without one.
+func TestGuardSkipsAnyDepth(t *testing.T) {
+	const n = 5_000_000
+	in := `{"jsonrpc":"2.0","id":1,"result":{"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}` + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}`
+	got := guardAll(t, in, (*GuardOptions)(nil).limits())
+	if len(got) != 2 || !strings.Contains(got[0], "nested too deeply") {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// The data of SSE events is rewritten as the messages of a stream are,
+// over any number of data lines; other events and fields pass.
+func TestGuardSSE(t *testing.T) {
+	in := "event: endpoint\ndata: /message?session=1\n\n" +
+		": a comment\nid: 7\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\ndata:  \"method\":\"n\"}\n\n" +
+		"data: not json\n\n" +
+		"retry: 10\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"" + strings.Repeat("y", 300) + "\"}]}}\r\n\r\n"
+	g := newSSEGuard(io.NopCloser(strings.NewReader(in)), &limits{resultBytes: 100, resultBlocks: 10, messageBytes: 1 << 10, depth: 8})
+	out, err := io.ReadAll(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Split(strings.TrimSpace(string(out)), "\n\n")
+	want := []string{
+		"event: endpoint\ndata: /message?session=1",
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\nid: 7\nevent: message",
+		// (The event whose data is not JSON is dropped.)
+	}
+	if len(events) != 3 {
+		t.Fatalf("%d events: %q", len(events), out)
+	}
+	for i, w := range want {
+		if events[i] != w {
+			t.Errorf("event %d: %q, want %q", i, events[i], w)
+		}
+	}
+	if !strings.HasPrefix(events[2], "data: ") || !strings.HasSuffix(events[2], "\nretry: 10") ||
+		!strings.Contains(events[2], "of this text left out") || !strings.Contains(events[2], "This result is incomplete") {
+		t.Errorf("event 2: %q", events[2])
+	}
+}
+
+// FuzzGuard feeds the guard any stream: it never panics, never writes
+// invalid JSON, and passes a small valid message that needs no rewriting
+// as it is.
+func FuzzGuard(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hé"},{"type":"image","data":"AAAA"}],"structuredContent":{"a":1}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`[{"jsonrpc":"2.0","method":"a"},1,{"x":[[[[[[[[[[1]]]]]]]]]]}]`,
+		`{"a":"\ud800\udc00\ud800","b":-0.5e-3,"c":[true,false,null]}` + "\n" + `{}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"inputSchema":[[[[[[[[[[[[]]]]]]]]]]]],"name":"deep"},{"name":"ok"}]}}`,
+		`{"a":"` + strings.Repeat("z", 300) + `"}`,
+		`{"a":1e999999,"b":01,"c":"\q"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		l := &limits{resultBytes: 64, resultBlocks: 3, messageBytes: 256, depth: 6}
+		for _, msg := range guardAll(t, string(in), l) {
+			if !json.Valid([]byte(msg)) {
+				t.Fatalf("invalid JSON out of %q: %q", in, msg)
+			}
+			if len(msg) > 4*l.messageBytes+512 {
+				t.Fatalf("a message of %d bytes out of the bounds", len(msg))
+			}
+		}
+		// A message that needs no rewriting: no result, an id and a method
+		// (if any) of the kinds JSON-RPC has, within the bounds.
+		var v map[string]any
+		if len(in) < 200 && json.Unmarshal(in, &v) == nil && v["result"] == nil && !bytes.Contains(in, []byte(`\u`)) && utf8.Valid(in) && rawDepth(in) <= 6 &&
+			scalarOrAbsent(v["id"]) && scalarOrAbsent(v["method"]) {
+			got := guardAll(t, string(in)+"\n", l)
+			if len(got) != 1 {
+				t.Fatalf("%q: %d messages out", in, len(got))
+			}
+			var w any
+			_ = json.Unmarshal([]byte(got[0]), &w)
+			if !reflect.DeepEqual(w, any(v)) {
+				t.Fatalf("%q changed to %q", in, got[0])
+			}
+		}
+	})
+}
+
+func scalarOrAbsent(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
+}
+
+// rawDepth is the deepest nesting of brackets in a JSON text.
+func rawDepth(b []byte) int {
+	d, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			deepest = max(deepest, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return deepest
+}

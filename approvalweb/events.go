@@ -1,0 +1,261 @@
+package approvalweb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// Bounds of a live-update stream.
+const (
+	// keepAlive is how often an idle stream sends a comment, so that a
+	// client that went away is noticed and proxies keep the stream open.
+	keepAlive = 20 * time.Second
+	// writeTimeout bounds one write to a stream: a client that stops
+	// reading loses its stream, not the handler's goroutine.
+	writeTimeout = 10 * time.Second
+	// maxHave bounds the approvals a page says it already shows.
+	maxHave = 2 * maxSessions * tool.MaxPendingPerSession
+)
+
+// serveEvents streams the changes to the approvals the person may see, as
+// server-sent events: "add" (data: {"id","html"}) for an approval that
+// waits, "remove" (data: its id) for one answered, withdrawn or expired,
+// "trouble" and "ok" when the store stops and starts answering. The page
+// says which approvals it shows already in ?have=id,id,…; the first events
+// bring it up to date.
+func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
+	sessions, _, err := h.sessionsOf(r)
+	if err != nil {
+		h.refuse(w, r, refusedForbidden)
+		return
+	}
+	select {
+	case h.streams <- struct{}{}:
+		defer func() { <-h.streams }()
+	default:
+		w.Header().Set("Retry-After", "30")
+		h.refuse(w, r, refusal{http.StatusServiceUnavailable, "too_many_streams",
+			"Too many pages are open: this one is not updated live. Reload it to see new approvals."})
+		return
+	}
+	shown := map[string]bool{}
+	have := strings.SplitN(r.URL.Query().Get("have"), ",", maxHave+1)
+	for _, id := range have[:min(len(have), maxHave)] {
+		if len(id) == 32 {
+			shown[id] = true
+		}
+	}
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no") // nginx: do not hold events back
+	w.WriteHeader(http.StatusOK)
+	send := func(event, data string) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		var err error
+		if event == "" {
+			_, err = io.WriteString(w, data)
+		} else {
+			_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
+		}
+		if err == nil {
+			err = rc.Flush()
+		}
+		return err
+	}
+	if send("", "retry: 2000\n\n") != nil {
+		return
+	}
+
+	sub := h.hub.subscribe(sessions)
+	defer h.hub.unsubscribe(sub)
+	alive := time.NewTicker(keepAlive)
+	defer alive.Stop()
+	end := time.NewTimer(streamLifetime)
+	defer end.Stop()
+	trouble := false
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-h.closed:
+			return
+		case <-end.C:
+			return
+		case <-alive.C:
+			if send("", ": still here\n\n") != nil {
+				return
+			}
+		case v := <-sub.updates:
+			if v.err != nil {
+				if !trouble && send("trouble", "The approvals cannot be reached right now; this page will update when they can.") != nil {
+					return
+				}
+				trouble = true
+				continue
+			}
+			if trouble && send("ok", "The approvals can be reached again.") != nil {
+				return
+			}
+			trouble = false
+			if h.sendChanges(send, shown, v.items) != nil {
+				return
+			}
+		}
+	}
+}
+
+// sendChanges sends what changed between the approvals the page shows and
+// those that wait, and updates shown.
+func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, waiting []*tool.PendingApproval) error {
+	now := map[string]bool{}
+	for _, p := range waiting {
+		id := idOf(p.State)
+		now[id] = true
+		if shown[id] {
+			continue
+		}
+		html, err := h.itemHTML(p)
+		if err != nil {
+			continue
+		}
+		data, _ := json.Marshal(struct {
+			ID   string `json:"id"`
+			HTML string `json:"html"`
+		}{id, html})
+		if err := send("add", string(data)); err != nil {
+			return err
+		}
+		shown[id] = true
+	}
+	for id := range shown {
+		if !now[id] {
+			if err := send("remove", id); err != nil {
+				return err
+			}
+			delete(shown, id)
+		}
+	}
+	return nil
+}
+
+// hub looks in the store for the open pages of this handler: once per
+// Poll, or at once when this handler changed something, it lists each
+// session some page shows, once however many pages show it, and hands each
+// page the approvals of its sessions. It runs while a page is open.
+type hub struct {
+	h *Handler
+
+	mu      sync.Mutex
+	subs    map[*subscriber]struct{}
+	running bool
+	wake    chan struct{} // buffered: a kick while a round runs is kept for the next
+}
+
+type subscriber struct {
+	sessions []string
+	updates  chan snapshot // the latest snapshot only
+}
+
+// snapshot is what waits for a page's sessions, or why it is not known.
+type snapshot struct {
+	items []*tool.PendingApproval
+	err   error
+}
+
+func (b *hub) subscribe(sessions []string) *subscriber {
+	s := &subscriber{sessions: sessions, updates: make(chan snapshot, 1)}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs == nil {
+		b.subs, b.wake = map[*subscriber]struct{}{}, make(chan struct{}, 1)
+	}
+	b.subs[s] = struct{}{}
+	if !b.running {
+		b.running = true
+		go b.run()
+	}
+	b.kickLocked()
+	return s
+}
+
+func (b *hub) unsubscribe(s *subscriber) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.subs, s)
+}
+
+func (b *hub) kick() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.kickLocked()
+}
+
+func (b *hub) kickLocked() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (b *hub) run() {
+	tick := time.NewTicker(b.h.poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.wake:
+		case <-tick.C:
+		case <-b.h.closed:
+			b.mu.Lock()
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Lock()
+		if len(b.subs) == 0 {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		subs := make([]*subscriber, 0, len(b.subs))
+		sessions := map[string]bool{}
+		for s := range b.subs {
+			subs = append(subs, s)
+			for _, name := range s.sessions {
+				sessions[name] = true
+			}
+		}
+		b.mu.Unlock()
+
+		lists, errs := map[string][]*tool.PendingApproval{}, map[string]error{}
+		for name := range sessions {
+			lists[name], errs[name] = b.h.list(context.Background(), name)
+		}
+		now := time.Now()
+		for _, s := range subs {
+			var v snapshot
+			for _, name := range s.sessions {
+				if v.err = errs[name]; v.err != nil {
+					break
+				}
+				v.items = append(v.items, lists[name]...)
+			}
+			if v.err == nil {
+				v.items = sortWaiting(v.items, now)
+			}
+			select { // the latest wins: a page that fell behind skips ahead
+			case <-s.updates:
+			default:
+			}
+			s.updates <- v
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package approvalweb_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/approvalweb"
+)
+
+// An agent whose writes wait for a person's answer on the page. The
+// person here is a program using the page's HTTP API, as its script does.
+func Example() {
+	page, err := approvalweb.New(&approvalweb.Options{
+		// Who may see and answer which sessions: yours to say (a login
+		// cookie, a header set by your proxy). Everyone sees conv-1 here.
+		Sessions: func(*http.Request) ([]string, error) { return []string{"conv-1"}, nil },
+	})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/approvals/", http.StripPrefix("/approvals", page))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	type noteArgs struct {
+		Path string `json:"path"`
+		Text string `json:"text"`
+	}
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "write_note", Description: "Writes a note.", Safety: tool.SafetyMutating},
+		func(_ context.Context, in noteArgs) (string, error) { return "wrote " + in.Path, nil }))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
+
+	// The agent loop: the call is deferred, offered on the page, and
+	// resumed with the person's answer.
+	ctx := context.Background()
+	req := tool.Request{ID: "call-1", Name: "write_note", Args: []byte(`{"path":"notes.md","text":"hello"}`), Session: "conv-1"}
+	res := reg.Call(ctx, struct{}{}, req)
+	fmt.Println("agent:", res.Status)
+	answers := make(chan *tool.ApprovalAnswer, 1)
+	go func() {
+		answer, err := page.Await(ctx, res.Pending)
+		if err != nil {
+			panic(err)
+		}
+		answers <- answer
+	}()
+
+	// The person reads what waits, and allows it.
+	var waiting []struct{ State, Title, Safety string }
+	for len(waiting) == 0 {
+		resp, err := http.Get(srv.URL + "/approvals/pending.json")
+		if err != nil {
+			panic(err)
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&waiting)
+		resp.Body.Close()
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println("person sees:", waiting[0].Title, "("+waiting[0].Safety+")")
+	form := url.Values{"state": {waiting[0].State}, "decision": {"allow_once"}}
+	resp, err := http.Post(srv.URL+"/approvals/answer", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+
+	req.Approval = <-answers
+	res = reg.Call(ctx, struct{}{}, req)
+	fmt.Println("agent:", res.Status, res.Text())
+	// Output:
+	// agent: awaiting_approval
+	// person sees: write_note (mutating)
+	// agent: ok wrote notes.md
+}

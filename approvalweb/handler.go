@@ -1,0 +1,224 @@
+package approvalweb
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// Options configure a [Handler]. Sessions is required; every other field
+// has a default, documented on it.
+type Options struct {
+	// Sessions returns the sessions whose approvals the person making r
+	// may see and answer: the host's decision, never the handler's (read
+	// your own login cookie or header here). Required: [New] refuses to
+	// build a handler without it. An error refuses the request (403); an
+	// empty list shows nothing. Only the first 50 sessions are shown.
+	//
+	// A session is matched as the approval shows it
+	// ([tool.ApprovalRequest].Session): the session given to the call, with
+	// control and invisible characters written as escapes.
+	Sessions func(r *http.Request) ([]string, error)
+	// Store keeps the approvals that wait and their answers. Replicas that
+	// serve the page share one (toolredis.PendingApprovalStore), so that a
+	// person answers on any of them. Nil means a new
+	// [tool.NewMemoryPendingApprovalStore]: one process only.
+	Store tool.PendingApprovalStore
+	// Editable reports whether the person may edit the arguments of the
+	// call req before it runs. The edit is validated again by the registry
+	// before anything runs; one that does not validate is refused there and
+	// the model is told. Nil means no call's arguments may be edited.
+	Editable func(req *tool.ApprovalRequest) bool
+	// CrossOrigin refuses the answers that come from another site. Nil
+	// means [http.NewCrossOriginProtection]: same origin only. Give one
+	// with trusted origins when the page is reached under another name.
+	CrossOrigin *http.CrossOriginProtection
+	// Poll is how often open pages and waiting calls look in the store for
+	// what other replicas changed. Changes made through this handler show
+	// at once. Zero means one second.
+	Poll time.Duration
+	// MaxStreams bounds the pages that receive live updates at once (each
+	// holds an open request); past it, a page still loads and its forms
+	// work, and its live updates are refused until one closes. Zero means
+	// 100.
+	MaxStreams int
+	// MaxArgsBytes bounds the edited arguments of one answer. Zero means
+	// 64 KiB.
+	MaxArgsBytes int
+	// MaxReasonBytes bounds the reason of a deny, which the model reads.
+	// Zero means 1 KiB.
+	MaxReasonBytes int
+}
+
+// Defaults of [Options].
+const (
+	defaultPoll       = time.Second
+	defaultMaxStreams = 100
+	defaultMaxArgs    = 64 << 10
+	defaultMaxReason  = 1 << 10
+	// maxSessions bounds the sessions one page shows.
+	maxSessions = 50
+	// streamLifetime bounds one live-update stream; the browser's
+	// EventSource opens the next one by itself.
+	streamLifetime = 5 * time.Minute
+	// retention is how long an answered or expired approval is kept past
+	// its expiry, so that a late or repeated answer is told what became
+	// of it.
+	retention = 10 * time.Minute
+	// storeTimeout bounds each store call a request makes.
+	storeTimeout = 5 * time.Second
+)
+
+// Handler is the approval page: an [http.Handler] a host mounts under a
+// path of its choosing, and the calls that wait on it ([Handler.Await]).
+// Make one with [New]. It is safe for concurrent use.
+type Handler struct {
+	sessions  func(r *http.Request) ([]string, error)
+	store     tool.PendingApprovalStore
+	editable  func(req *tool.ApprovalRequest) bool
+	cop       *http.CrossOriginProtection
+	poll      time.Duration
+	maxArgs   int
+	maxReason int
+
+	mux     *http.ServeMux
+	streams chan struct{} // a slot per open stream
+	changes signal        // this handler changed the store
+	hub     hub
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// New returns the page of the approvals that wait in opts.Store. It
+// returns an error when opts.Sessions is missing: who may see and answer
+// what is the host's to say.
+func New(opts *Options) (*Handler, error) {
+	if opts == nil || opts.Sessions == nil {
+		return nil, errors.New("approvalweb: Options.Sessions is required: it says which sessions the person making a request may see and answer")
+	}
+	h := &Handler{
+		sessions: opts.Sessions, store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin,
+		poll: opts.Poll, maxArgs: opts.MaxArgsBytes, maxReason: opts.MaxReasonBytes,
+		closed: make(chan struct{}),
+	}
+	if h.store == nil {
+		h.store = tool.NewMemoryPendingApprovalStore(0)
+	}
+	if h.editable == nil {
+		h.editable = func(*tool.ApprovalRequest) bool { return false }
+	}
+	if h.cop == nil {
+		h.cop = http.NewCrossOriginProtection()
+	}
+	if h.poll <= 0 {
+		h.poll = defaultPoll
+	}
+	if h.maxArgs <= 0 {
+		h.maxArgs = defaultMaxArgs
+	}
+	if h.maxReason <= 0 {
+		h.maxReason = defaultMaxReason
+	}
+	n := opts.MaxStreams
+	if n <= 0 {
+		n = defaultMaxStreams
+	}
+	h.streams = make(chan struct{}, n)
+	h.hub.h = h
+
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("GET /{$}", h.servePage)
+	h.mux.HandleFunc("GET /pending.json", h.serveJSON)
+	h.mux.HandleFunc("GET /events", h.serveEvents)
+	h.mux.HandleFunc("POST /answer", h.serveAnswer)
+	h.mux.Handle("GET /assets/", assetHandler())
+	return h, nil
+}
+
+// ServeHTTP serves the page under the path the host mounted it at, with
+// the prefix stripped ([http.StripPrefix]):
+//
+//	GET  /              the page: the approvals waiting for the person
+//	GET  /events        live updates of the page (server-sent events)
+//	GET  /pending.json  the same approvals as JSON
+//	POST /answer        an answer (a form: state, decision, reason, args)
+//
+// Every answer from another site is refused (Options.CrossOrigin).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cache-Control", "no-store")
+	if r.URL.Path == "" {
+		// Mounted at "/approvals" and asked for "/approvals": the page's
+		// links are relative, so it must be read as a directory.
+		http.Redirect(w, r, strings.SplitN(r.RequestURI, "?", 2)[0]+"/", http.StatusMovedPermanently)
+		return
+	}
+	if err := h.cop.Check(r); err != nil {
+		h.refuse(w, r, refusedCrossOrigin)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// Close ends the live-update streams, so that a server's Shutdown need not
+// wait for them, and stops the handler's background work. Pages and
+// answers are still served; waiting calls ([Handler.Await]) go on.
+func (h *Handler) Close() error {
+	h.closeOnce.Do(func() { close(h.closed) })
+	return nil
+}
+
+// sessionsOf returns the sessions the person making r may see, at most
+// maxSessions of them, and whether some were left out.
+func (h *Handler) sessionsOf(r *http.Request) (sessions []string, cut bool, err error) {
+	s, err := h.sessions(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(s) > maxSessions {
+		return s[:maxSessions], true, nil
+	}
+	return s, false, nil
+}
+
+// signal wakes whoever waits on it: a broadcast that never blocks the
+// sender.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed at the next notify.
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) notify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
+
+// changed tells the calls waiting here and the open pages that the store
+// changed.
+func (h *Handler) changed() {
+	h.changes.notify()
+	h.hub.kick()
+}

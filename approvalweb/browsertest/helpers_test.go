@@ -1,0 +1,256 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/approvalweb"
+	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/workspace"
+)
+
+// RequireEnv turns the skip for want of Chromium into a failure, as CI
+// (which sets CI=true as well) needs.
+const RequireEnv = "TOOLBELT_REQUIRE_CHROMIUM"
+
+// chromium returns the browser to run: Debian's chromium. Without it the
+// test skips, saying how to install it, unless CI=true or RequireEnv is
+// set: then it fails, so that CI never passes by skipping.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "/usr/bin/chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	why := "no chromium on PATH; install it to run the browser tests (Debian: apt-get install chromium)"
+	if os.Getenv("CI") == "true" || os.Getenv(RequireEnv) != "" {
+		t.Fatalf("%s (CI=true or %s is set, so this is a failure, not a skip)", why, RequireEnv)
+	}
+	t.Skip(why)
+	return ""
+}
+
+// browser starts a headless Chromium for the test, with a profile of its
+// own and nothing that reaches the network by itself, and returns the
+// context of its first tab. The browser stops when the test ends.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1000, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, without a timeout that would stop it
+		t.Fatalf("chromium did not start: %v", err)
+	}
+	return ctx
+}
+
+// newTab opens another tab of the browser of ctx.
+func newTab(t *testing.T, ctx context.Context) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(ctx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("no new tab: %v", err)
+	}
+	return tab
+}
+
+// stepTimeout bounds each group of browser steps: generous, for a loaded
+// machine; a step that waits for something that never comes fails there.
+const stepTimeout = 30 * time.Second
+
+// do runs steps in the tab of ctx, failing the test if one fails.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("in the browser: %v", err)
+	}
+}
+
+// get runs one step that reads something in the tab of ctx.
+func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("in the browser: %v", err)
+	}
+	return v
+}
+
+// agent is the coding agent of examples/codingagent, on a copy of its
+// word counter, with its approvals answered on the page, served on a
+// loopback port.
+type agent struct {
+	t     *testing.T
+	page  *approvalweb.Handler
+	store tool.PendingApprovalStore
+	reg   *tool.Registry[struct{}]
+	dir   string
+	url   string
+}
+
+var project = map[string]string{
+	"go.mod":    "module example.com/wordcount\n\ngo 1.25\n",
+	"README.md": "# wordcount\n\nCounts the words of a text.\n",
+	"wordcount.go": `// Package wordcount counts words.
+package wordcount
+
+import "strings"
+
+// Count returns how many words s holds.
+func Count(s string) int {
+	return len(strings.Split(s, " "))
+}
+`,
+}
+
+// The edit the model makes, and what the person reads of it.
+const (
+	fixArgs  = `{"path":"wordcount.go","old_string":"len(strings.Split(s, \" \"))","new_string":"len(strings.Fields(s))"}`
+	fixTitle = "Edit wordcount.go"
+	fixDel   = "- \treturn len(strings.Split(s, \" \"))"
+	fixAdd   = "+ \treturn len(strings.Fields(s))"
+	fixed    = "len(strings.Fields(s))"
+)
+
+func newAgent(t *testing.T) *agent {
+	t.Helper()
+	a := &agent{t: t, dir: t.TempDir(), store: tool.NewMemoryPendingApprovalStore(0)}
+	for name, content := range project {
+		if err := os.WriteFile(filepath.Join(a.dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(a.dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	page, err := approvalweb.New(&approvalweb.Options{
+		Sessions: func(*http.Request) ([]string, error) { return []string{"demo"}, nil },
+		Store:    a.store,
+		Editable: func(r *tool.ApprovalRequest) bool { return r.Tool == "edit_file" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.page = page
+	a.reg = tool.NewRegistry[struct{}](nil)
+	a.reg.MustAdd(codetools.New(ws, nil).Tools()...)
+	a.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
+	mux := http.NewServeMux()
+	mux.Handle("/approvals/", http.StripPrefix("/approvals", page))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		_ = page.Close() // ends the live-update streams, so that Close need not wait for them
+		srv.Close()
+	})
+	a.url = srv.URL + "/approvals/"
+
+	// The model reads the file before it edits it, as edit_file requires.
+	if res := a.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "read_file", Args: []byte(`{"path":"wordcount.go"}`), Session: "demo"}); res.IsError {
+		t.Fatalf("read_file: %s", res.Text())
+	}
+	return a
+}
+
+// call makes one call as the agent loop does: a deferred call waits for
+// its answer on the page and resumes with it. The result comes on the
+// channel.
+func (a *agent) call(name, args string) <-chan *tool.Result {
+	out := make(chan *tool.Result, 1)
+	go func() {
+		ctx := context.Background()
+		req := tool.Request{ID: "call-1", Name: name, Args: json.RawMessage(args), Session: "demo"}
+		res := a.reg.Call(ctx, struct{}{}, req)
+		if res.Status == tool.StatusAwaitingApproval {
+			answer, err := a.page.Await(ctx, res.Pending)
+			if err != nil {
+				out <- &tool.Result{Status: tool.StatusCanceled, Err: err}
+				return
+			}
+			req.Approval = answer
+			res = a.reg.Call(ctx, struct{}{}, req)
+		}
+		out <- res
+	}()
+	return out
+}
+
+// waiting waits until an approval is offered, and returns it.
+func (a *agent) waiting() *tool.PendingApproval {
+	a.t.Helper()
+	for deadline := time.Now().Add(stepTimeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ps, err := a.store.List(context.Background(), "demo"); err == nil && len(ps) > 0 {
+			return ps[0]
+		}
+	}
+	a.t.Fatal("no approval was offered")
+	return nil
+}
+
+// answered reports whether the approval of state has an answer.
+func (a *agent) answered(state string) bool {
+	_, d, err := a.store.Get(context.Background(), state)
+	return err == nil && d != nil
+}
+
+// source returns the word counter's source as it is now.
+func (a *agent) source() string {
+	b, err := os.ReadFile(filepath.Join(a.dir, "wordcount.go"))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// result waits for a call's result.
+func result(t *testing.T, ch <-chan *tool.Result) *tool.Result {
+	t.Helper()
+	select {
+	case res := <-ch:
+		return res
+	case <-time.After(stepTimeout):
+		t.Fatal("the agent's call did not finish")
+		return nil
+	}
+}
+
+// contains fails the test unless s holds each of want.
+func contains(t *testing.T, what, s string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s does not contain %q:\n%s", what, w, s)
+		}
+	}
+}

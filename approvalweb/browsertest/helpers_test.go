@@ -188,8 +188,8 @@ func newAgent(t *testing.T) *agent {
 // channel.
 func (a *agent) call(name, args string) <-chan *tool.Result {
 	out := make(chan *tool.Result, 1)
+	ctx := a.t.Context() // a call still waiting when the test ends stops waiting
 	go func() {
-		ctx := context.Background()
 		req := tool.Request{ID: "call-1", Name: name, Args: json.RawMessage(args), Session: "demo"}
 		res := a.reg.Call(ctx, struct{}{}, req)
 		if res.Status == tool.StatusAwaitingApproval {

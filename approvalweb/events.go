@@ -58,6 +58,9 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no") // nginx: do not hold events back
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return // the headers only: a stream no one reads would hold a slot
+	}
 	send := func(event, data string) error {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		var err error

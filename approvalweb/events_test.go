@@ -222,3 +222,18 @@ func TestCloseEndsStreams(t *testing.T) {
 		t.Fatal("the stream did not end")
 	}
 }
+
+// A HEAD request gets the stream's headers and holds no slot.
+func TestEventsHead(t *testing.T) {
+	f := newFixture(t, &approvalweb.Options{MaxStreams: 1})
+	req, err := http.NewRequest(http.MethodHead, f.url+"events", nil)
+	require.NoError(t, err)
+	req.Header.Set(personHeader, "ada")
+	resp, err := f.srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	s := f.stream("ada", "")
+	assert.Equal(t, http.StatusOK, s.resp.StatusCode, "the HEAD request's slot was given back")
+}

@@ -2,6 +2,7 @@ package approvalweb
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -101,16 +102,36 @@ func New(opts *Options) (*Handler, error) {
 	if opts == nil || opts.Sessions == nil {
 		return nil, errors.New("approvalweb: Options.Sessions is required: it says which sessions the person making a request may see and answer")
 	}
+	sessions := opts.Sessions
 	h := &Handler{
-		sessions: opts.Sessions, store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin,
+		// Host code: a panic refuses the request, as an error does.
+		sessions: func(r *http.Request) (s []string, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					s, err = nil, fmt.Errorf("approvalweb: Options.Sessions panicked: %v", p)
+				}
+			}()
+			return sessions(r)
+		},
+		store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin,
 		poll: opts.Poll, maxArgs: opts.MaxArgsBytes, maxReason: opts.MaxReasonBytes,
 		closed: make(chan struct{}),
 	}
 	if h.store == nil {
 		h.store = tool.NewMemoryPendingApprovalStore(0)
 	}
-	if h.editable == nil {
+	if editable := h.editable; editable == nil {
 		h.editable = func(*tool.ApprovalRequest) bool { return false }
+	} else {
+		// Host code: a panic means no, rather than a page that fails.
+		h.editable = func(r *tool.ApprovalRequest) (ok bool) {
+			defer func() {
+				if recover() != nil {
+					ok = false
+				}
+			}()
+			return editable(r)
+		}
 	}
 	if h.cop == nil {
 		h.cop = http.NewCrossOriginProtection()

@@ -125,7 +125,7 @@ func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request) {
 		it, req := h.view(p), &p.Request
 		a := jsonApproval{
 			ID: it.ID, State: p.State, Session: req.Session, Tool: req.Tool, DisplayName: req.DisplayName, CallID: req.CallID,
-			Safety: safetyClass(req.Safety), Reason: it.Reason, Scope: it.Scope, Title: it.Title, Summary: it.Summary,
+			Safety: it.SafetyClass, Reason: it.Reason, Scope: it.Scope, Title: it.Title, Summary: it.Summary,
 			Locations: it.Locations, Args: req.Args, Expires: p.Expires, AllowAlways: it.Always, Editable: it.Editable,
 		}
 		for _, e := range req.Preview.Edits[:min(len(req.Preview.Edits), maxEdits)] {

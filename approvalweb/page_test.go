@@ -175,3 +175,25 @@ func TestPendingJSON(t *testing.T) {
 	_, body = f.get("grace", "pending.json")
 	assert.JSONEq(t, `[]`, body)
 }
+
+// Host code that panics refuses the request (Sessions) or means no
+// (Editable); the page still answers.
+func TestHostCodeThatPanics(t *testing.T) {
+	f := newFixture(t, &approvalweb.Options{
+		Sessions: func(r *http.Request) ([]string, error) {
+			if r.Header.Get(personHeader) == "mallory" {
+				panic("no such person")
+			}
+			return sessionsOf(r)
+		},
+		Editable: func(*tool.ApprovalRequest) bool { panic("cannot tell") },
+	})
+	f.deferred("conv-ada", "write_note", `{"path":"todo.md","text":"x"}`)
+	resp, body := f.get("mallory", "")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.NotContains(t, body, "todo.md")
+	resp, body = f.get("ada", "")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, body, "Write todo.md")
+	assert.NotContains(t, body, "<textarea", "an Editable that panics allows no edit")
+}

@@ -86,9 +86,10 @@ func idOf(state string) string {
 // view returns the page's item for p.
 func (h *Handler) view(p *tool.PendingApproval) item {
 	r := &p.Request
+	class, words := safety(r.Safety)
 	it := item{
 		ID: idOf(p.State), State: p.State, Tool: r.Tool, DisplayName: r.DisplayName, Session: r.Session, CallID: r.CallID,
-		Safety: safetyWords(r.Safety), SafetyClass: safetyClass(r.Safety), Reason: r.Requirement.Reason, Scope: r.Requirement.Scope,
+		Safety: words, SafetyClass: class, Reason: r.Requirement.Reason, Scope: r.Requirement.Scope,
 		Title: cmp.Or(r.Preview.Title, r.DisplayName, r.Tool), Summary: r.Preview.Summary, Basic: r.Preview.Basic,
 		Locations: r.Preview.Locations, Args: indent(r.ArgsText), Expires: p.Expires,
 		AskAlways: r.Requirement.Mode == tool.RequireAskAlways,
@@ -124,37 +125,25 @@ func alwaysOffered(r *tool.ApprovalRequest) bool {
 // it: the tool and the call's safety class, in this session, and for a
 // scoped requirement its scope only.
 func alwaysWords(r *tool.ApprovalRequest) string {
-	what := fmt.Sprintf("%s's %s calls", r.Tool, safetyClass(r.Safety))
+	class, _ := safety(r.Safety)
+	what := fmt.Sprintf("%s's %s calls", r.Tool, class)
 	if r.Requirement.Mode == tool.RequireScoped {
 		return fmt.Sprintf("From now on in session “%s”, %s within the scope “%s” run without asking. Other calls are still asked about.", r.Session, what, r.Requirement.Scope)
 	}
 	return fmt.Sprintf("From now on in session “%s”, %s run without asking. Its calls of another class are still asked about.", r.Session, what)
 }
 
-func safetyWords(s tool.Safety) string {
+// safety names a call's class for the style sheet and says it in words.
+func safety(s tool.Safety) (class, words string) {
 	switch s {
 	case tool.SafetyReadOnly:
-		return "read-only: it only reads"
+		return "read-only", "read-only: it only reads"
 	case tool.SafetyDestructive:
-		return "destructive: it may lose data"
+		return "destructive", "destructive: it may lose data"
 	case tool.SafetyNetwork:
-		return "network: it reaches other machines"
-	default:
-		return "mutating: it changes things"
+		return "network", "network: it reaches other machines"
 	}
-}
-
-func safetyClass(s tool.Safety) string {
-	switch s {
-	case tool.SafetyReadOnly:
-		return "read-only"
-	case tool.SafetyDestructive:
-		return "destructive"
-	case tool.SafetyNetwork:
-		return "network"
-	default:
-		return "mutating"
-	}
+	return "mutating", "mutating: it changes things" // unspecified counts as mutating, as in the core
 }
 
 // diffView splits an edit's diff into lines the page colours, at most

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/approvalweb"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/workspace"
 )
 
@@ -139,8 +141,12 @@ func run(ctx context.Context, dir, addr string, answer bool, out io.Writer) erro
 	pageURL := "http://" + ln.Addr().String() + "/approvals/"
 	fmt.Fprintln(out, "Approvals are answered at", pageURL)
 
+	sandbox, env, err := goForCommands()
+	if err != nil {
+		return err
+	}
 	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
-	if err := reg.Add(codetools.New(ws, nil).Tools()...); err != nil {
+	if err := reg.Add(codetools.New(ws, &codetools.Options{Sandbox: sandbox, Env: env}).Tools()...); err != nil {
 		return err
 	}
 	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
@@ -213,7 +219,7 @@ func person(ctx context.Context, pageURL string, out io.Writer) {
 				form.Set("reason", "leave the README to the docs team")
 			}
 			fmt.Fprintf(out, "  person answers: %s\n", strings.TrimSpace(form.Get("decision")+" "+form.Get("reason")))
-			if err := postForm(ctx, pageURL+"answer", form); err != nil {
+			if err := postForm(ctx, pageURL+"answer", form); err != nil && ctx.Err() == nil {
 				fmt.Fprintln(out, "person: the answer was refused:", err)
 			}
 		}
@@ -260,6 +266,32 @@ func postForm(ctx context.Context, u string, form url.Values) error {
 		return errors.New(a.Message)
 	}
 	return nil
+}
+
+// goForCommands gives the commands the Go toolchain, as examples/codingagent
+// does: GOROOT and the module cache to read, a build cache of their own to
+// write, and no toolchain downloads. Where run_shell has a sandbox, that is
+// all of the person's machine they see.
+func goForCommands() (*codetools.SandboxOptions, []string, error) {
+	out, err := exec.Command("go", "env", "-json", "GOROOT", "GOMODCACHE").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("the go command is needed to run the tests: %w", err)
+	}
+	var goenv struct{ GOROOT, GOMODCACHE string }
+	if err := json.Unmarshal(out, &goenv); err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	cache := filepath.Join(dir, "toolbelt-approvalweb", "go-build")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return nil, nil, err
+	}
+	env := append(process.MinimalEnv(), "TERM=dumb", "NO_COLOR=1", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly",
+		"GOROOT="+goenv.GOROOT, "GOMODCACHE="+goenv.GOMODCACHE, "GOCACHE="+cache)
+	return &codetools.SandboxOptions{Read: []string{goenv.GOROOT, goenv.GOMODCACHE}, Write: []string{cache}}, env, nil
 }
 
 // shorten keeps a transcript readable: at most n lines of at most 110

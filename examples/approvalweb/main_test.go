@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, got, "  person, on the page: Edit wordcount.go\n")
 	assert.Contains(t, got, "    - \treturn len(strings.Split(s, \" \"))\n    + \treturn len(strings.Fields(s))\n")
 	// The command, exactly as it will run.
-	assert.Contains(t, got, "  person, on the page: Run a command in the workspace (timeout 2m0s)\n    $ go test ./...\n")
+	assert.Regexp(t, `  person, on the page: Run a command in the workspace \(timeout 2m0s\)[^\n]*\n    \$ go test \./\.\.\.\n`, got)
 	assert.Regexp(t, `Exit code 0, after [^\n]+\n    --- stdout\n    ok  \texample.com/wordcount`, got)
 	// The deny's reason reached the model.
 	assert.Contains(t, got, "  ← denied\n    The call to edit_file was not allowed to run: the user said: leave the README to the docs team.")

@@ -133,6 +133,10 @@
     }
     e.preventDefault();
     var body = new URLSearchParams(new FormData(form, e.submitter));
+    var by = e.submitter;
+    if (by && by.name && !body.has(by.name)) {
+      body.append(by.name, by.value); // browsers whose FormData takes no submitter
+    }
     var buttons = li.querySelectorAll("button");
     buttons.forEach(function (b) {
       b.disabled = true;

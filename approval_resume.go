@@ -80,7 +80,7 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 		err   error
 	}
 	c, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) claim {
-		first, err := mem.Claim(ctx, id, exp)
+		first, err := mem.Claim(ctx, session, id, exp)
 		return claim{first, err}
 	})
 	first, err := c.first, c.err

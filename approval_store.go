@@ -28,10 +28,13 @@ type ApprovalStore interface {
 	Allowed(ctx context.Context, session, key string) (bool, error)
 	// Remember records key for session until expires.
 	Remember(ctx context.Context, session, key string, expires time.Time) error
-	// Claim records that the one-time approval id was used, until
-	// expires, and reports whether this was the first claim: a second
-	// claim of the same id, before it expires, reports false.
-	Claim(ctx context.Context, id string, expires time.Time) (bool, error)
+	// Claim records that the one-time approval id of session was used,
+	// until expires, and reports whether this was the first claim: a
+	// second claim of the same session and id, before it expires, reports
+	// false. A store bounds the claims one session may hold (each
+	// unexpired claim counts), so that one session's flood of resumed
+	// approvals refuses only that session's claims, never another's.
+	Claim(ctx context.Context, session, id string, expires time.Time) (bool, error)
 }
 
 // defaultApprovalStoreEntries bounds a store from [NewMemoryApprovalStore]
@@ -39,24 +42,30 @@ type ApprovalStore interface {
 const defaultApprovalStoreEntries = 100_000
 
 // ErrApprovalStoreFull is the error of an in-memory Claim when every slot
-// holds an unexpired claim: forgetting one could let its approval be used
-// twice, so the new one is refused instead.
+// of the store, or of the claim's session, holds an unexpired claim:
+// forgetting one could let its approval be used twice, so the new one is
+// refused instead.
 var ErrApprovalStoreFull = errors.New("tool: the approval store is full of unexpired claims")
 
 // NewMemoryApprovalStore returns an in-memory store bounded to maxEntries
-// remembered answers and as many claims (zero means 100,000).
+// remembered answers and as many claims (zero means 100,000), one session
+// holding at most a hundredth of each (at least one).
 func NewMemoryApprovalStore(maxEntries int) *MemoryApprovalStore {
 	if maxEntries <= 0 {
 		maxEntries = defaultApprovalStoreEntries
 	}
-	return &MemoryApprovalStore{answers: expiring.New(maxEntries, true), claims: expiring.New(maxEntries, false)}
+	perSession := max(1, maxEntries/100)
+	return &MemoryApprovalStore{answers: expiring.New(maxEntries, perSession, true), claims: expiring.New(maxEntries, perSession, false)}
 }
 
 // MemoryApprovalStore is an [ApprovalStore] in memory, for one process.
-// Expired entries are dropped first; past its bound, the oldest answer is
-// forgotten (which only means asking again), while a claim is never
-// forgotten before it expires ([ErrApprovalStoreFull]). It is safe for
-// concurrent use.
+// Expired entries are dropped first. Past its bound, or its session's, the
+// oldest answer (of the session) is forgotten, which only means asking
+// again; a claim is never forgotten before it expires: a new one is
+// refused instead ([ErrApprovalStoreFull]). A session's own bound, a
+// hundredth of the store, is what keeps a client that floods its own
+// deferred approvals from refusing the resumed approvals of every other
+// session. It is safe for concurrent use.
 type MemoryApprovalStore struct {
 	mu      sync.Mutex
 	answers *expiring.Set // past the bound, the oldest answer is forgotten
@@ -74,19 +83,20 @@ func (m *MemoryApprovalStore) Allowed(_ context.Context, session, key string) (b
 func (m *MemoryApprovalStore) Remember(_ context.Context, session, key string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.answers.Add(answerKey(session, key), expires, time.Now())
+	m.answers.Add(answerKey(session, key), session, expires, time.Now())
 	return nil
 }
 
 // Claim implements [ApprovalStore].
-func (m *MemoryApprovalStore) Claim(_ context.Context, id string, expires time.Time) (bool, error) {
+func (m *MemoryApprovalStore) Claim(_ context.Context, session, id string, expires time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	if m.claims.Has(id, now) {
+	key := answerKey(session, id)
+	if m.claims.Has(key, now) {
 		return false, nil
 	}
-	if !m.claims.Add(id, expires, now) {
+	if !m.claims.Add(key, session, expires, now) {
 		return false, ErrApprovalStoreFull
 	}
 	return true, nil

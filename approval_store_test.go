@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 func TestApprovalStoreBounds(t *testing.T) {
@@ -21,7 +23,7 @@ func TestApprovalStoreBounds(t *testing.T) {
 		for _, k := range []string{"a", "b", "c"} {
 			require.NoError(t, m.Remember(ctx, "s", k, later))
 		}
-		for k, want := range map[string]bool{"a": false, "b": true, "c": true} {
+		for k, want := range map[string]bool{"a": false, "b": false, "c": true} {
 			ok, err := m.Allowed(ctx, "s", k)
 			require.NoError(t, err)
 			assert.Equal(t, want, ok, k)
@@ -29,23 +31,75 @@ func TestApprovalStoreBounds(t *testing.T) {
 		ok, _ := m.Allowed(ctx, "other", "c")
 		assert.False(t, ok, "per session")
 	})
+	t.Run("answers: one session's flood forgets only its own", func(t *testing.T) {
+		m := tool.NewMemoryApprovalStore(1000) // a session holds 10
+		later := time.Now().Add(time.Hour)
+		require.NoError(t, m.Remember(ctx, "quiet", "k", later))
+		for i := range 5000 {
+			require.NoError(t, m.Remember(ctx, "flood", fmt.Sprint("k", i), later))
+		}
+		ok, err := m.Allowed(ctx, "quiet", "k")
+		require.NoError(t, err)
+		assert.True(t, ok, "another session's answer survives the flood")
+	})
 	t.Run("claims: never forgotten before they expire", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			m := tool.NewMemoryApprovalStore(2)
-			for _, id := range []string{"x", "y"} {
-				first, err := m.Claim(ctx, id, time.Now().Add(time.Minute))
+			for _, s := range []string{"s1", "s2"} {
+				first, err := m.Claim(ctx, s, "x", time.Now().Add(time.Minute))
 				require.NoError(t, err)
 				assert.True(t, first)
 			}
-			first, err := m.Claim(ctx, "x", time.Now().Add(time.Minute))
+			first, err := m.Claim(ctx, "s1", "x", time.Now().Add(time.Minute))
 			require.NoError(t, err)
 			assert.False(t, first, "a second claim")
-			_, err = m.Claim(ctx, "z", time.Now().Add(time.Minute))
+			_, err = m.Claim(ctx, "s3", "z", time.Now().Add(time.Minute))
 			assert.True(t, errors.Is(err, tool.ErrApprovalStoreFull), "full of live claims: refused, not forgotten")
 			time.Sleep(2 * time.Minute)
-			first, err = m.Claim(ctx, "z", time.Now().Add(time.Minute))
+			first, err = m.Claim(ctx, "s3", "z", time.Now().Add(time.Minute))
 			require.NoError(t, err)
 			assert.True(t, first, "expired claims make room")
 		})
 	})
+	t.Run("claims: a session holds a hundredth of the store", func(t *testing.T) {
+		m := tool.NewMemoryApprovalStore(500) // a session holds 5
+		later := time.Now().Add(time.Hour)
+		for i := range 5 {
+			first, err := m.Claim(ctx, "flood", fmt.Sprint(i), later)
+			require.NoError(t, err)
+			require.True(t, first)
+		}
+		_, err := m.Claim(ctx, "flood", "5", later)
+		assert.ErrorIs(t, err, tool.ErrApprovalStoreFull, "the session's sixth claim")
+		first, err := m.Claim(ctx, "other", "5", later)
+		require.NoError(t, err)
+		assert.True(t, first, "another session still claims")
+	})
+}
+
+// TestOneSessionCannotLockOutTheOthers is issue 24's flood: a client that
+// declines its own deferred calls, one after another, takes a claim each
+// time. Before claims were bounded per session, it filled the store's
+// claims and from then on every other session's approved resume was
+// refused until the claims expired.
+func TestOneSessionCannotLockOutTheOthers(t *testing.T) {
+	const args = `{"path":"a","content":"x"}`
+	store := tool.NewMemoryApprovalStore(300) // a session holds 3 claims
+	steps := make([]tooltest.Step, 0, 301)
+	for range 301 {
+		steps = append(steps, tooltest.Defer())
+	}
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{Store: store}, steps...)
+	deny := tool.Decision{Kind: tool.DecisionDeny, Reason: "no"}
+	for i := range 300 {
+		res := f.callIn("flood", fmt.Sprint("f", i), "write_file", args)
+		require.Equal(t, tool.StatusAwaitingApproval, res.Status, res.Text())
+		declined := f.resume("flood", args, res.Pending, deny)
+		require.Equal(t, tool.StatusDenied, declined.Status)
+	}
+	res := f.callIn("victim", "v", "write_file", args)
+	require.Equal(t, tool.StatusAwaitingApproval, res.Status, res.Text())
+	resumed := f.resume("victim", args, res.Pending, tool.Decision{Kind: tool.DecisionAllowOnce})
+	tooltest.WantOK(t, resumed)
+	assert.Equal(t, []string{"write a x"}, f.runs(), "the other session's approved call ran, once")
 }

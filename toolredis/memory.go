@@ -2,7 +2,7 @@ package toolredis
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -11,10 +11,14 @@ import (
 )
 
 // ApprovalStore is a [tool.ApprovalStore] on Redis. An "allow always"
-// answer is a key per session and approval key; a claim is a key per id,
-// set only if absent (SET NX), so that of any number of replicas claiming
-// the same resumed approval at once, exactly one wins. Both expire by
-// Redis's TTL at the time given.
+// answer is a key per session and approval key, expiring by Redis's TTL at
+// the time given. A session's claims are one sorted set, each claim
+// scored with its expiry, changed by one script that runs atomically
+// (drop the expired claims, refuse one already there or past the
+// session's bound, add it), so that of any number of replicas claiming
+// the same resumed approval at once, exactly one wins, and one session's
+// flood is refused at [Options.MaxSessionClaims] without touching any
+// other session's room. The set expires with its last claim.
 //
 // Every failure fails closed, as the interface requires: Allowed and Claim
 // report false with their error.
@@ -50,21 +54,43 @@ func (m *ApprovalStore) Remember(ctx context.Context, session, key string, expir
 	return err
 }
 
-// Claim implements [tool.ApprovalStore] (SET NX with PXAT): it reports
-// true to the first claim of id until that claim expires.
-func (m *ApprovalStore) Claim(ctx context.Context, id string, expires time.Time) (bool, error) {
-	k := m.c.key("claim", id)
-	return run(ctx, &m.c, "claim", func(ctx context.Context) (bool, error) {
-		err := set(ctx, m.c.client, k, "1", expires, true)
-		switch {
-		case errors.Is(err, redis.Nil):
-			return false, nil // claimed before
-		case err != nil:
-			return false, err
-		}
-		return true, nil
+// Claim implements [tool.ApprovalStore]: it reports true to the first
+// claim of session and id until that claim expires. A session that holds
+// [Options.MaxSessionClaims] unexpired claims has its next one refused
+// with an error wrapping [tool.ErrApprovalStoreFull].
+func (m *ApprovalStore) Claim(ctx context.Context, session, id string, expires time.Time) (bool, error) {
+	k, member := m.c.key("claims", session), hash(id)
+	n, err := run(ctx, &m.c, "claim", func(ctx context.Context) (int64, error) {
+		return claimScript.Run(ctx, m.c.client, []string{k}, member, max(expires.UnixMilli(), 1), m.c.maxSessionClaims).Int64()
 	})
+	switch {
+	case err != nil:
+		return false, err
+	case n < 0:
+		return false, fmt.Errorf("toolredis: session over its %d claims: %w", m.c.maxSessionClaims, tool.ErrApprovalStoreFull)
+	}
+	return n == 1, nil
 }
+
+// claimScript claims ARGV[1] until ARGV[2] (ms since the epoch, by Redis's
+// clock) in the session's sorted set KEYS[1], whose unexpired claims are
+// bounded to ARGV[3]: 1 for the first claim, 0 for a claim already there,
+// -1 for a session at its bound. TIME makes the script non-deterministic,
+// so it replicates its effects (the default since Redis 7).
+var claimScript = redis.NewScript(`
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local exp = tonumber(ARGV[2])
+if exp <= now then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
+redis.call('ZADD', KEYS[1], exp, ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+`)
 
 var (
 	_ tool.ApprovalStore = (*ApprovalStore)(nil)

@@ -26,6 +26,11 @@ type Options struct {
 	// the result is then cut without a way to read on. Zero means
 	// [DefaultMaxSpillBytes].
 	MaxSpillBytes int
+	// MaxSessionClaims bounds the unexpired claims of resumed approvals
+	// one session may hold in an [ApprovalStore]: past it, the session's
+	// next claim is refused (its resumed call does not run), and no other
+	// session is affected. Zero means [DefaultMaxSessionClaims].
+	MaxSessionClaims int
 }
 
 // DefaultNamespace starts every key when Options leave Namespace empty.
@@ -40,19 +45,26 @@ const DefaultTimeout = time.Second
 // MaxSpillBytes unset: a result's cut part larger than this is not kept.
 const DefaultMaxSpillBytes = 8 << 20
 
+// DefaultMaxSessionClaims bounds one session's claims when Options leave
+// MaxSessionClaims unset: far more deferred approvals than a person answers
+// in a claim's lifetime (the approval timeout and a minute), far fewer than
+// would crowd a shared Redis.
+const DefaultMaxSessionClaims = 1000
+
 // config is Options with the defaults filled in.
 type config struct {
-	client    redis.UniversalClient
-	namespace string
-	timeout   time.Duration // <= 0: none
-	maxSpill  int
+	client           redis.UniversalClient
+	namespace        string
+	timeout          time.Duration // <= 0: none
+	maxSpill         int
+	maxSessionClaims int
 }
 
 func newConfig(c redis.UniversalClient, o *Options) config {
 	if c == nil {
 		panic("toolredis: nil Redis client")
 	}
-	cfg := config{client: c, namespace: DefaultNamespace, timeout: DefaultTimeout, maxSpill: DefaultMaxSpillBytes}
+	cfg := config{client: c, namespace: DefaultNamespace, timeout: DefaultTimeout, maxSpill: DefaultMaxSpillBytes, maxSessionClaims: DefaultMaxSessionClaims}
 	if o == nil {
 		return cfg
 	}
@@ -65,15 +77,23 @@ func newConfig(c redis.UniversalClient, o *Options) config {
 	if o.MaxSpillBytes > 0 {
 		cfg.maxSpill = o.MaxSpillBytes
 	}
+	if o.MaxSessionClaims > 0 {
+		cfg.maxSessionClaims = o.MaxSessionClaims
+	}
 	return cfg
 }
 
 // key returns the Redis key of parts under kind ("spill", "allow",
-// "claim"): the namespace, the kind, and a hash of the parts, each part
-// prefixed with its length so that no two lists of parts hash alike
-// ("a\x00b","c" and "a","b\x00c" differ). The hash keeps keys short and of
-// one length whatever the model or host put in the parts.
+// "claims"): the namespace, the kind, and a hash of the parts. The hash
+// keeps keys short and of one length whatever the model or host put in the
+// parts.
 func (c *config) key(kind string, parts ...string) string {
+	return c.namespace + ":" + kind + ":" + hash(parts...)
+}
+
+// hash is the hex SHA-256 of parts, each prefixed with its length so that
+// no two lists of parts hash alike ("a\x00b","c" and "a","b\x00c" differ).
+func hash(parts ...string) string {
 	h := sha256.New()
 	var n [binary.MaxVarintLen64]byte
 	for _, p := range parts {
@@ -81,5 +101,5 @@ func (c *config) key(kind string, parts ...string) string {
 		_, _ = io.WriteString(h, p)
 	}
 	var sum [sha256.Size]byte
-	return c.namespace + ":" + kind + ":" + hex.EncodeToString(h.Sum(sum[:0]))
+	return hex.EncodeToString(h.Sum(sum[:0]))
 }

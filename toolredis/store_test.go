@@ -58,7 +58,7 @@ func TestKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 	if err := mem.Remember(ctx, strings.Repeat("s", 5000), "tool\x00mutating", expires); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := mem.Claim(ctx, "resume-1", expires); err != nil || !ok {
+	if ok, err := mem.Claim(ctx, "session", "resume-1", expires); err != nil || !ok {
 		t.Fatalf("Claim = %v, %v", ok, err)
 	}
 	got := keys(t, rdb, ns)
@@ -138,7 +138,7 @@ func TestFrozenRedisFailsClosedInTime(t *testing.T) {
 		{"Get", func() (bool, error) { _, err := spill.Get(ctx, "id", 0, 4); return false, err }},
 		{"Allowed", func() (bool, error) { return mem.Allowed(ctx, "s", "k") }},
 		{"Remember", func() (bool, error) { return false, mem.Remember(ctx, "s", "k2", later) }},
-		{"Claim", func() (bool, error) { return mem.Claim(ctx, "c", later) }},
+		{"Claim", func() (bool, error) { return mem.Claim(ctx, "s", "c", later) }},
 	} {
 		start := time.Now()
 		ok, err := op.run()

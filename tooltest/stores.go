@@ -25,6 +25,9 @@ const (
 	storeSettle = 150 * time.Millisecond // past the expiry, before checking it took effect
 	// storePrompt bounds a store call made with a done context.
 	storePrompt = 2 * time.Second
+	// floodClaims is how many claims one session makes in the flood rule:
+	// a store must bound one session's claims below it.
+	floodClaims = 10_000
 )
 
 // TestSpillStore checks a [tool.SpillStore] against the contract that
@@ -216,15 +219,19 @@ func TestSpillStore(t *testing.T, newStore func(t *testing.T) tool.SpillStore) {
 // approval relies on, one subtest per rule, each named after the rule it
 // checks: "allow always" answers held per session and key, never across
 // them, expiring, replaced when remembered again; claims that succeed once
-// per id, expire, and let exactly one of many concurrent claimers win;
-// answers and claims kept apart; concurrent use (run with -race); prompt
-// return when the context is done; and, in every rule, failing closed (an
-// error never comes with a true).
+// per session and id, expire, and let exactly one of many concurrent
+// claimers win; one session's flood of claims refused at a bound of its
+// own while other sessions still claim; answers and claims kept apart;
+// concurrent use (run with -race); prompt return when the context is
+// done; and, in every rule, failing closed (an error never comes with a
+// true).
 //
 // newMemory is called once per rule, with that rule's t, and returns the
 // memory to check; register its cleanup with t.Cleanup. The suite uses
 // sessions, keys and ids of its own, so memories may share a backend. The
-// expiry rules wait for real time to pass (under a second in all).
+// store must bound the claims of one session below 10,000 (the flood rule
+// makes that many). The expiry rules wait for real time to pass (under a
+// second in all).
 func TestApprovalStore(t *testing.T, newMemory func(t *testing.T) tool.ApprovalStore) {
 	t.Helper()
 	later := func() time.Time { return time.Now().Add(time.Hour) }
@@ -302,58 +309,98 @@ func TestApprovalStore(t *testing.T, newMemory func(t *testing.T) tool.ApprovalS
 		}
 	})
 	t.Run("a claim succeeds once", func(t *testing.T) {
-		m, id := newMemory(t), storeID()
-		if !claim(t, m, id, later()) {
+		m, s, id := newMemory(t), storeID(), storeID()
+		if !claim(t, m, s, id, later()) {
 			t.Fatal("the first Claim of an id reported false")
 		}
 		for range 3 {
-			if claim(t, m, id, later()) {
+			if claim(t, m, s, id, later()) {
 				t.Fatal("a second Claim of the same id reported true: a resumed approval could be used twice")
 			}
 		}
-		if !claim(t, m, id+"x", later()) || !claim(t, m, strings.ToUpper(id), later()) {
+		if !claim(t, m, s, id+"x", later()) || !claim(t, m, s, strings.ToUpper(id), later()) {
 			t.Fatal("the first Claim of another id reported false")
 		}
 	})
-	t.Run("claims expire", func(t *testing.T) {
-		m, id := newMemory(t), storeID()
-		expires := time.Now().Add(storeTTL)
-		if !claim(t, m, id, expires) {
+	t.Run("a claim holds for its own session only", func(t *testing.T) {
+		m, s, other, id := newMemory(t), storeID(), storeID(), storeID()
+		if !claim(t, m, s, id, later()) {
 			t.Fatal("the first Claim reported false")
 		}
-		if claim(t, m, id, expires) && time.Now().Before(expires.Add(-storeTTL/3)) {
+		if !claim(t, m, other, id, later()) || !claim(t, m, "", id, later()) {
+			t.Fatal("a claim of one session's id reads as claimed in another session")
+		}
+		// Joined naively, these pairs are the same bytes.
+		if !claim(t, m, s+"a", "b"+id, later()) || !claim(t, m, s, "ab"+id, later()) {
+			t.Fatal("sessions and ids are not kept apart: (s+\"a\", \"b\"+id) and (s, \"ab\"+id) share a claim")
+		}
+	})
+	t.Run("one session's flood of claims leaves the other sessions room", func(t *testing.T) {
+		// A client that declines its own deferred calls claims one id per
+		// call: its session must reach a bound of its own, under
+		// floodClaims, while another session still claims.
+		m, flooder, other := newMemory(t), storeID(), storeID()
+		first := storeID()
+		if !claim(t, m, flooder, first, later()) {
+			t.Fatal("the first Claim reported false")
+		}
+		refused := false
+		for i := range floodClaims {
+			ok, err := m.Claim(context.Background(), flooder, fmt.Sprint(first, "-", i), later())
+			if err != nil || !ok {
+				refused = true
+				break
+			}
+		}
+		if !refused {
+			t.Fatalf("one session made %d claims and none was refused: bound the claims of one session (well under %d), so that its flood cannot fill the store", floodClaims, floodClaims)
+		}
+		if !claim(t, m, other, storeID(), later()) {
+			t.Fatal("after one session's flood, another session's first Claim reported false")
+		}
+		if claim(t, m, flooder, first, later()) {
+			t.Fatal("the flooding session's first claim was forgotten: its approval could be used twice")
+		}
+	})
+	t.Run("claims expire", func(t *testing.T) {
+		m, s, id := newMemory(t), storeID(), storeID()
+		expires := time.Now().Add(storeTTL)
+		if !claim(t, m, s, id, expires) {
+			t.Fatal("the first Claim reported false")
+		}
+		if claim(t, m, s, id, expires) && time.Now().Before(expires.Add(-storeTTL/3)) {
 			t.Fatal("a second Claim before the first expired reported true")
 		}
 		time.Sleep(time.Until(expires) + storeSettle)
-		if !claim(t, m, id, later()) {
+		if !claim(t, m, s, id, later()) {
 			t.Fatal("a Claim after the first one expired reported false")
 		}
 	})
 	t.Run("claims and answers are kept apart", func(t *testing.T) {
-		m, id := newMemory(t), storeID()
-		if !claim(t, m, id, later()) {
+		m, s, id := newMemory(t), storeID(), storeID()
+		if !claim(t, m, s, id, later()) {
 			t.Fatal("Claim reported false")
 		}
-		if allowed(t, m, id, "") || allowed(t, m, "", id) {
+		if allowed(t, m, s, id) || allowed(t, m, id, "") || allowed(t, m, "", id) {
 			t.Error("a claimed id reads as a remembered answer")
 		}
-		s := storeID()
-		remember(t, m, s, "k", later())
-		if !claim(t, m, s, later()) || !claim(t, m, "k", later()) {
+		s2 := storeID()
+		remember(t, m, s2, "k", later())
+		if !claim(t, m, s2, "k", later()) || !claim(t, m, "", s2, later()) {
 			t.Error("a remembered session or key reads as a claim")
 		}
 	})
 	t.Run("of many concurrent claims of one id exactly one wins", func(t *testing.T) {
 		m := newMemory(t)
 		for range 5 {
-			id := storeID()
+			s, id := storeID(), storeID()
 			var wins atomic.Int32
 			var wg sync.WaitGroup
 			for range 16 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if ok, err := m.Claim(context.Background(), id, later()); err == nil && ok {
+					if ok, err := m.Claim(context.Background(), s, id, later()); err == nil && ok {
 						wins.Add(1)
 					} else if err != nil {
 						t.Errorf("concurrent Claim: %v", err)
@@ -384,7 +431,7 @@ func TestApprovalStore(t *testing.T, newMemory func(t *testing.T) tool.ApprovalS
 						t.Errorf("concurrent Allowed = %v, %v; want true", ok, err)
 						return
 					}
-					if ok, err := m.Claim(context.Background(), s+key, later()); err != nil || !ok {
+					if ok, err := m.Claim(context.Background(), s, key, later()); err != nil || !ok {
 						t.Errorf("concurrent Claim of a fresh id = %v, %v; want true", ok, err)
 						return
 					}
@@ -406,7 +453,7 @@ func TestApprovalStore(t *testing.T, newMemory func(t *testing.T) tool.ApprovalS
 			return closedOrCanceled("Remember", false, m.Remember(dead, s, "k2", later()))
 		})
 		prompt(t, "Claim", func() string {
-			ok, err := m.Claim(dead, id, later())
+			ok, err := m.Claim(dead, s, id, later())
 			return closedOrCanceled("Claim", ok, err)
 		})
 	})
@@ -477,9 +524,9 @@ func remember(t *testing.T, m tool.ApprovalStore, session, key string, expires t
 	}
 }
 
-func claim(t *testing.T, m tool.ApprovalStore, id string, expires time.Time) bool {
+func claim(t *testing.T, m tool.ApprovalStore, session, id string, expires time.Time) bool {
 	t.Helper()
-	ok, err := m.Claim(context.Background(), id, expires)
+	ok, err := m.Claim(context.Background(), session, id, expires)
 	if err != nil {
 		if ok {
 			t.Errorf("Claim returned true with an error (%v); a failure must fail closed (false)", err)

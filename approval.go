@@ -107,18 +107,22 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	c, _ := As[Classifier](call.Tool())
 	rt := call.runtime()
 	safety := effectiveSafety(ctx, rt, def.Safety, c, classifierInput(c, call))
-	req := a.requirement(ctx, call)
+	req := requirementOf(ctx, call)
 	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
-	switch a.opts.Policy.Decide(in) {
+	verdict := a.opts.Policy.Decide(in)
+	session := call.Session
+	if a.opts.Session != nil {
+		session = a.opts.Session(call)
+	}
+	if call.DryRun {
+		return a.dryRun(ctx, call, next, verdict, safety, req, session)
+	}
+	switch verdict {
 	case VerdictAllow:
 		return a.run(ctx, call, next)
 	case VerdictAsk:
 	default:
 		return deniedResult(call.Name, ErrDenied, whyPolicy(safety))
-	}
-	session := call.Session
-	if a.opts.Session != nil {
-		session = a.opts.Session(call)
 	}
 	if call.st.approval.answer != nil {
 		return a.resume(ctx, call, next, session, safety, req)
@@ -137,8 +141,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	ar := ApprovalRequest{
 		Tool: call.Name, DisplayName: text.Visible(def.DisplayName(), true), CallID: text.Visible(call.ID, true),
 		Session: text.Visible(session, true), Args: canonical, ArgsText: text.Bound(text.Visible(string(canonical), false), maxPreviewText),
-		Safety: safety, Tier: def.Tier,
-		Requirement: Requirement{Mode: req.Mode, Reason: text.Visible(req.Reason, false), Scope: text.Visible(req.Scope, true)},
+		Safety: safety, Tier: def.Tier, Requirement: req.visible(),
 	}
 
 	wctx, cancel := context.WithTimeoutCause(ctx, a.opts.Timeout, ErrApprovalTimeout)
@@ -189,9 +192,9 @@ func (a *approval[C]) rememberFor() time.Duration {
 	return defaultRememberFor
 }
 
-// requirement asks the tool how this call must be approved. A Requirer
+// requirementOf asks the tool how this call must be approved. A Requirer
 // that panics or does not answer in time asks every time.
-func (a *approval[C]) requirement(ctx context.Context, call *Call[C]) Requirement {
+func requirementOf[C any](ctx context.Context, call *Call[C]) Requirement {
 	var fn func(context.Context) Requirement
 	if r, ok := As[RequirerFor[C]](call.Tool()); ok {
 		fn = func(context.Context) Requirement { return r.RequirementFor(call) }

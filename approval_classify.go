@@ -3,6 +3,8 @@ package tool
 import (
 	"context"
 	"fmt"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // Classifier is implemented by a tool whose safety class depends on its
@@ -56,6 +58,12 @@ type Requirement struct {
 	Reason string
 	// Scope, for RequireScoped, is what "allow always" covers.
 	Scope string
+}
+
+// visible returns the requirement with its reason and scope made safe to
+// show (see text.Visible).
+func (r Requirement) visible() Requirement {
+	return Requirement{Mode: r.Mode, Reason: text.Visible(r.Reason, false), Scope: text.Visible(r.Scope, true)}
 }
 
 // Requirer is implemented by a tool that states a per-call approval

@@ -6,6 +6,7 @@ import "context"
 type approvalState struct {
 	answer *ApprovalAnswer // Request.Approval: the later answer a resumed call carries
 	seal   seal            // what an approval covered; zero when none ran
+	dry    *DryRun         // in a dry run, what approval found, for the dry-run stage (approval_dryrun.go)
 }
 
 // seal records what an approval covered: the call, and the generation of

@@ -35,6 +35,16 @@ type Request struct {
 	// [StatusAwaitingApproval], carries the answer and the state it was
 	// given for. The call must have the same tool, arguments and session.
 	Approval *ApprovalAnswer
+	// DryRun asks what the call would do, without doing it: it goes
+	// through lookup, preflight, the middlewares ([Approval] classifies
+	// it, asks the policy and the "allow always" memory, and describes
+	// it) and ends [StatusDryRun], with Result.DryRun saying what would
+	// run and whether and why a person would be asked. Nothing runs: no
+	// approver is asked, nothing is remembered or claimed, no limit is
+	// counted, no record is kept. A carried Approval is not checked.
+	// Middlewares of your own see Call.DryRun, and should do nothing a
+	// dry run must not.
+	DryRun bool
 }
 
 // Call is one call on its way through the pipeline: what middlewares and
@@ -55,6 +65,8 @@ type Call[C any] struct {
 	State C
 	// Session is Request.Session.
 	Session string
+	// DryRun is Request.DryRun: the call ends before its tool would run.
+	DryRun bool
 
 	st callState[C]
 }
@@ -67,12 +79,12 @@ type callState[C any] struct {
 	events   *emitter      // events: the call's observers, nil without any (event_emitter.go)
 	args     argsState     // preflight: the arguments and what preflight made of them (preflight.go)
 	page     *pageScope    // preflight's cursor check: a paginated call's page (preflight_cursor.go)
-	approval approvalState // approval: the answer a resumed call carries, and the seal (approval_seal.go)
+	approval approvalState // approval: the answer a resumed call carries, the seal, what a dry run found (approval_seal.go)
 }
 
 // newCall is the call lookup hands the pipeline.
 func newCall[C any](e *entry[C], state C, req *Request, events *emitter) *Call[C] {
-	return &Call[C]{ID: req.ID, Name: req.Name, State: state, Session: req.Session, st: callState[C]{
+	return &Call[C]{ID: req.ID, Name: req.Name, State: state, Session: req.Session, DryRun: req.DryRun, st: callState[C]{
 		entry: e, events: events,
 		args:     argsState{raw: req.Args, nullMeansAbsent: req.NullMeansAbsent},
 		approval: approvalState{answer: req.Approval},

@@ -24,9 +24,12 @@ const (
 	// EventFinished is the last event of every call, exactly once. It
 	// carries the Result.
 	EventFinished
+	// EventLimited: a [CallLimit] refused the call, which ends
+	// StatusLimited; Event.Limit says which limit and when to retry.
+	EventLimited
 )
 
-var eventKindNames = [...]string{"", "started", "approval_requested", "approval_decided", "progress", "partial", "finished"}
+var eventKindNames = [...]string{"", "started", "approval_requested", "approval_decided", "progress", "partial", "finished", "limited"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) && k != 0 {
@@ -58,6 +61,8 @@ type Event struct {
 	Content []Content
 	// Approval is set for the approval events.
 	Approval *ApprovalInfo
+	// Limit is set for EventLimited.
+	Limit *LimitError
 	// Result is set for EventFinished.
 	Result *Result
 	// Dropped counts progress and partial events of this call that were

@@ -7,8 +7,10 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.20.0
 	golang.org/x/sys v0.30.0
 	golang.org/x/text v0.14.0
+	golang.org/x/time v0.15.0
 )
 
 require (

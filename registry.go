@@ -67,6 +67,31 @@ type RegistryOptions struct {
 	// its cursor could only be shared with other callers. Nil means cut
 	// output is gone. [NewMemorySpillStore] is the in-memory store.
 	Spill SpillStore
+	// CallLimits sets the limits of tools by name, in place of their
+	// Definition's CallLimits: for tools whose definitions you do not
+	// write (a ready-made toolset). See [CallLimit].
+	CallLimits map[string][]CallLimit
+	// Limiter counts the calls that the tools' limits are enforced with.
+	// Nil means a [NewMemoryLimiter] for this registry, which holds them
+	// in this process. Replicas that hold their limits together share a
+	// Limiter on a store they share (toolredis.NewLimiter), and the same
+	// limits.
+	Limiter Limiter
+	// Records, if set, answers a call from its record when an earlier
+	// call with the same ID in the same session ran: the tool does not run
+	// again, and the model is given what it was given then
+	// ([Result.FromRecord]). A call whose ID was used for other arguments
+	// or another tool, or that arrives while its twin runs and does not
+	// end in time, is refused ([StatusConflict]); a twin waits for the
+	// first within its own deadline. Only calls whose tool started are
+	// recorded; calls with no session or no ID are never recorded. Nil
+	// means every call runs. [NewMemoryRecordStore] is the in-memory
+	// store.
+	Records RecordStore
+	// RecordFor is how long a record is kept, and how long a call that
+	// was started and never finished (its process died) holds its ID.
+	// Zero means an hour.
+	RecordFor time.Duration
 }
 
 // Registry holds a set of tools under unique names and runs calls to them
@@ -122,6 +147,10 @@ type entry[C any] struct {
 	// its middlewares around its tool (see runner), any other its Run.
 	run func(context.Context, *Call[C]) (*Result, error)
 	rt  *runtimeConfig // the registry's options
+	// limits are the tool's CallLimits, each counted under its limitKey
+	// (limit.go).
+	limits    []CallLimit
+	limitKeys []string
 }
 
 // NewRegistry returns an empty registry. opts may be nil.

@@ -141,6 +141,17 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error, wa
 	if def.MaxOutputBytes < 0 {
 		bad("MaxOutputBytes is negative", nil)
 	}
+	limits, override := def.CallLimits, false
+	if l, ok := r.opts.CallLimits[def.Name]; ok {
+		limits, override = l, true
+	}
+	keys, problem := limitKeys(def.Name, limits)
+	if problem != "" && override {
+		problem += " (in RegistryOptions.CallLimits)"
+	}
+	if problem != "" {
+		bad(problem, nil)
+	}
 	pf := newPreflight(t, r.opts.Limits)
 	if pf.err != nil {
 		bad(pf.err.Error(), pf.err)
@@ -166,7 +177,7 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error, wa
 		}
 	}
 	c, _ := As[Classifier](t)
-	return &entry[C]{tool: t, def: def, pf: pf, classifier: c, run: runner(t), rt: r.runtime()}, problems, warnings
+	return &entry[C]{tool: t, def: def, pf: pf, classifier: c, run: runner(t), rt: r.runtime(), limits: limits, limitKeys: keys}, problems, warnings
 }
 
 func safeDefinition(t Definer) (def Definition, err error) {

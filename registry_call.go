@@ -47,6 +47,8 @@ func finish(rt *runtimeConfig, res *Result, req Request, start time.Time) *Resul
 	switch {
 	case res.Status == StatusOK && res.IsError:
 		res.Status = StatusFailed
+	case res.Status == StatusDryRun:
+		res.IsError = false // nothing failed: nothing ran
 	case res.Status != StatusOK:
 		res.IsError = true
 	}

@@ -57,6 +57,23 @@ type runtimeConfig struct {
 
 	keyOnce sync.Once
 	keyring *keyring.Keyring
+
+	limiterOnce sync.Once
+	limiter     Limiter // counts the calls of limited tools; made on first use when none was given
+
+	records   RecordStore // keeps the records of calls, if anything does
+	recordFor time.Duration
+}
+
+// callLimiter returns the configured limiter, or an in-process one made on
+// first use.
+func (rt *runtimeConfig) callLimiter() Limiter {
+	rt.limiterOnce.Do(func() {
+		if rt.limiter == nil {
+			rt.limiter = NewMemoryLimiter()
+		}
+	})
+	return rt.limiter
 }
 
 // cursorKeyring returns the configured keyring, or a random one made on
@@ -78,7 +95,10 @@ var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace
 func newRuntime(o *RegistryOptions) *runtimeConfig {
 	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{},
 		keyring: o.Keyring, maxOut: o.MaxOutputBytes, spill: o.Spill, hookTimeout: o.HookTimeout, observerTimeout: o.ObserverTimeout,
-		keepInvisible: o.KeepInvisible}
+		keepInvisible: o.KeepInvisible, limiter: o.Limiter, records: o.Records, recordFor: o.RecordFor}
+	if rt.recordFor <= 0 {
+		rt.recordFor = defaultRecordFor
+	}
 	if rt.hookTimeout <= 0 {
 		rt.hookTimeout = defaultHookTimeout
 	}

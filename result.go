@@ -46,6 +46,14 @@ type Result struct {
 	// Pending is set when Status is StatusAwaitingApproval: what to show
 	// the person, and the state to resume the call with.
 	Pending *PendingApproval `json:"-"`
+	// DryRun is set when Status is StatusDryRun: what would have run, and
+	// how it would have been approved.
+	DryRun *DryRun `json:"-"`
+	// FromRecord is set when the call was answered from the record of an
+	// earlier call with the same ID in the same session
+	// ([RegistryOptions.Records]): the tool did not run again, and the
+	// model view is the one the model was given then.
+	FromRecord bool `json:"-"`
 
 	// owned is set on results the pipeline made or copied: it may write
 	// into them. A result a tool or a middleware returns is the tool's (it
@@ -54,6 +62,9 @@ type Result struct {
 	// trusted is set when Structured came from json.Marshal here, which
 	// writes valid UTF-8 JSON: the output stage need not check it again.
 	trusted bool
+	// ran is set by the run stage on the result of a call whose tool
+	// started: only such a call is recorded for its twins (record.go).
+	ran bool
 }
 
 // own returns r, or a copy of it the pipeline may write into.
@@ -63,7 +74,7 @@ func (r *Result) own() *Result {
 	}
 	c := *r
 	c.Content = slices.Clone(r.Content)
-	c.owned, c.trusted = true, false
+	c.owned, c.trusted, c.ran = true, false, false
 	return &c
 }
 
@@ -122,9 +133,22 @@ const (
 	// ([DecisionDefer]); the tool has not run. Result.Pending says how to
 	// resume the call.
 	StatusAwaitingApproval
+	// StatusLimited: a [CallLimit] of the tool refused the call (too many
+	// running, or over its rate); the tool did not run. Err is a
+	// *LimitError.
+	StatusLimited
+	// StatusDryRun: the call was a dry run ([Request.DryRun]) and passed
+	// preflight; the tool did not run. Result.DryRun says what would have
+	// run. It is the one status other than StatusOK that is not an error.
+	StatusDryRun
+	// StatusConflict: an earlier call with the same ID in the session
+	// was made with other arguments (or to another tool), or is still
+	// running ([RegistryOptions.Records]); this one did not run.
+	StatusConflict
 )
 
-var statusNames = [...]string{"ok", "invalid", "denied", "canceled", "timed_out", "failed", "panicked", "unknown_tool", "awaiting_approval"}
+var statusNames = [...]string{"ok", "invalid", "denied", "canceled", "timed_out", "failed", "panicked", "unknown_tool", "awaiting_approval",
+	"limited", "dry_run", "conflict"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {

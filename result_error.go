@@ -62,7 +62,7 @@ func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
 // stage: each is in the Result's Err, alone or wrapped with what it is
 // about (errors.Is finds it). Causes with data of their own are types:
 // [*ArgsError] (arguments that failed preflight), [*PanicError],
-// [*TimeoutError], [*DefinitionError] (registration).
+// [*TimeoutError], [*LimitError], [*DefinitionError] (registration).
 var (
 	// ErrUnknownTool: no tool has the requested name (StatusUnknownTool).
 	ErrUnknownTool = errors.New("tool: unknown tool")
@@ -91,6 +91,25 @@ var (
 	// ErrAwaitingApproval: the approver will answer later
 	// (StatusAwaitingApproval); see Result.Pending.
 	ErrAwaitingApproval = errors.New("tool: awaiting an approval answer")
+	// ErrLimiterFailed wraps the error of a [Limiter] that could not say
+	// whether a call may start (a store that did not answer): the call did
+	// not run (StatusFailed). A call a limit refused has a [*LimitError].
+	ErrLimiterFailed = errors.New("tool: the call's limits could not be checked")
+	// ErrCallIDReused: an earlier call of the session with the same ID
+	// was made with other arguments or to another tool
+	// (StatusConflict).
+	ErrCallIDReused = errors.New("tool: the call ID was used for another call")
+	// ErrCallInFlight: an earlier call of the session with the same ID
+	// is still running, or was interrupted, and did not end within this
+	// call's wait (StatusConflict).
+	ErrCallInFlight = errors.New("tool: a call with the same ID is still running")
+	// ErrRecordStore wraps the error of a [RecordStore] that could not say
+	// whether the call ran before: the call did not run (StatusFailed).
+	ErrRecordStore = errors.New("tool: the call's record could not be checked")
+	// ErrFromRecord is the cause of a call answered from the record of an
+	// earlier one that did not succeed; the earlier cause's text is
+	// wrapped with it (Result.FromRecord).
+	ErrFromRecord = errors.New("tool: answered from the record of an earlier call")
 	// ErrNoResult: the tool returned a nil *Result and a nil error.
 	ErrNoResult = errors.New("tool: the tool returned a nil result and a nil error")
 	// ErrAbandoned is wrapped in the cause of a call whose tool did not

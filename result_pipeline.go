@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -219,6 +220,169 @@ func editInvalidResult(name string, invalid *Result) *Result {
 		" and the edit is not valid, so the call did not run.\n" + invalid.Text())}
 	return invalid
 }
+
+// record
+
+// conflictResult is the result of a call whose ID an earlier call of the
+// session holds: with other arguments, or still running.
+func conflictResult(name string, cause error) *Result {
+	msg := "The call to " + name + " did not run: a call with the same ID was already made in this conversation with other arguments. Make it again as a new call."
+	if cause == ErrCallInFlight {
+		msg = "The call to " + name + " did not run again: a call with the same ID is still running, or was interrupted before it finished, so its result is not known. Check whether it took effect before making it again as a new call."
+	}
+	return failed(StatusConflict, cause, msg)
+}
+
+func recordFailedResult(name string, err error) *Result {
+	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err),
+		"The call to "+name+" did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again shortly.")
+}
+
+// recordedCause is the host-side cause of a failed call answered from its
+// record: the cause it had, as text.
+func recordedCause(cause string) error {
+	if cause == "" {
+		return ErrFromRecord
+	}
+	return fmt.Errorf("%w; it ended with: %s", ErrFromRecord, cause)
+}
+
+// dry run
+
+// Why a dry run's call would, or would not, be asked about.
+const (
+	whyDryNoApproval = "the registry has no approval step"
+	whyDryAllowed    = "the session's policy allows it without asking"
+	whyDryRemembered = "an earlier \"allow always\" answer in this session covers it"
+)
+
+func whyDryAsk(req Requirement, s Safety) string {
+	if req.Reason != "" {
+		return "the call asks for approval: " + text.Bound(req.Reason, 1024)
+	}
+	return "the session's policy asks about " + s.String() + " calls to this tool"
+}
+
+// dryRunJSON is the structured model view of a dry run.
+type dryRunJSON struct {
+	DryRun   bool            `json:"dry_run"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args"`
+	Safety   string          `json:"safety"`
+	Approval string          `json:"approval"`
+	Why      string          `json:"why"`
+	Preview  previewJSON     `json:"preview"`
+}
+
+type previewJSON struct {
+	Title     string     `json:"title,omitempty"`
+	Summary   string     `json:"summary,omitempty"`
+	Edits     []editJSON `json:"edits,omitempty"`
+	Locations []string   `json:"locations,omitempty"`
+}
+
+type editJSON struct {
+	Path string `json:"path"`
+	Diff string `json:"diff"`
+}
+
+// dryRunResult is the result of a dry run: what would run, and how it
+// would be approved, as text and as JSON, held to the output cap.
+func dryRunResult(d *DryRun, limit int) *Result {
+	var b strings.Builder
+	b.WriteString("Dry run: the call to " + d.Tool + " was checked and did not run.\n")
+	b.WriteString("Arguments it would run with: " + text.Bound(string(d.Args), maxPreviewText) + "\n")
+	b.WriteString("Safety: " + d.Safety.String() + "\n")
+	switch d.Verdict {
+	case VerdictAllow:
+		b.WriteString("Approval: it would run without asking anyone (" + d.Why + ").\n")
+	case VerdictAsk:
+		b.WriteString("Approval: a person would be asked (" + d.Why + ").\n")
+	default:
+		b.WriteString("Approval: it would not be allowed to run (" + d.Why + ").\n")
+	}
+	p := d.Preview
+	j := dryRunJSON{DryRun: true, Tool: d.Tool, Args: d.Args, Safety: d.Safety.String(), Approval: d.Verdict.String(), Why: d.Why,
+		Preview: previewJSON{Title: p.Title, Locations: p.Locations}}
+	if !p.Basic {
+		j.Preview.Summary = p.Summary
+		b.WriteString("Preview: " + p.Title)
+		if p.Summary != "" {
+			b.WriteString(": " + p.Summary)
+		}
+		b.WriteByte('\n')
+		for _, e := range p.Edits {
+			diff := e.Diff()
+			j.Preview.Edits = append(j.Preview.Edits, editJSON{Path: e.Path, Diff: diff})
+			b.WriteString("Edit " + e.Path + ":\n" + diff)
+			if !strings.HasSuffix(diff, "\n") {
+				b.WriteByte('\n')
+			}
+		}
+		if len(p.Locations) > 0 {
+			b.WriteString("Touches: " + strings.Join(p.Locations, ", ") + "\n")
+		}
+	}
+	res := &Result{owned: true, Status: StatusDryRun, DryRun: d, Content: []Content{TextContent(strings.TrimSuffix(b.String(), "\n"))}}
+	if raw, err := json.Marshal(j); err == nil {
+		res.Structured, res.trusted = raw, true
+	}
+	capOutput(res, limit)
+	return res
+}
+
+// limit
+
+// limitedResult is the result of a call a limit refused: what the model
+// can do about it, and when.
+func limitedResult(e *LimitError) *Result {
+	var b strings.Builder
+	b.WriteString("The call to " + e.Tool + " did not run: ")
+	if e.Busy {
+		b.WriteString("the tool is busy (" + strconv.Itoa(e.Limit.Concurrent) + " calls of it are running, the most it allows at once).")
+	} else {
+		b.WriteString("the tool is rate limited (at most " + strconv.Itoa(e.Limit.Rate) + " calls per " + perText(e.Limit.per()) + ").")
+	}
+	if s := retryText(e.RetryAfter); s != "" {
+		b.WriteString(" Retry after about " + s + ", or do something else in the meantime.")
+	} else {
+		b.WriteString(" Retry in a little while, or do something else in the meantime.")
+	}
+	return failed(StatusLimited, e, b.String())
+}
+
+// retryText says a wait in whole seconds (rounded up), or "" when none is
+// known.
+func retryText(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	n := int((d + time.Second - 1) / time.Second)
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.Itoa(n) + " seconds"
+}
+
+// perText names a rate's interval: "minute", "10s".
+func perText(d time.Duration) string {
+	switch d {
+	case time.Second:
+		return "second"
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	}
+	return d.String()
+}
+
+func limiterFailedResult(name string, err error) *Result {
+	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrLimiterFailed, err),
+		"The call to "+name+" did not run: its limits could not be checked just now. This is not a problem with your arguments; try again shortly.")
+}
+
+var errLimiterPanicked = errors.New("the limiter panicked")
 
 // deadline and run
 

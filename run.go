@@ -24,17 +24,24 @@ func runStage[C any](ctx context.Context, call *Call[C]) *Result {
 	// One allocation holds the run: the job handed over, its outcome and
 	// its state, shared by the caller and the tool's goroutine.
 	r := &toolRun[C]{cc: cc, call: call, run: e.run, counters: rt.counters}
+	res := r.wait(rt, call.Name)
+	res.ran = true // the tool started: what it did is recorded (record.go)
+	return res
+}
+
+// wait starts the run and waits for its result.
+func (r *toolRun[C]) wait(rt *runtimeConfig, name string) *Result {
 	if !r.job.Start(r) || !r.job.SpinWait() {
-		if !awaitJob(cc, &r.job, rt.grace, &r.state, rt.counters) {
-			return abandonedResult(cc.stopCause(), call.Name, rt.grace)
+		if !awaitJob(r.cc, &r.job, rt.grace, &r.state, rt.counters) {
+			return abandonedResult(r.cc.stopCause(), name, rt.grace)
 		}
 	}
 	o := &r.o
 	// The job is done after the tool's goroutine wrote o.
 	if o.panicked {
-		return panicResultStack(call.Name, o.value, o.value == nil, o.stack)
+		return panicResultStack(name, o.value, o.value == nil, o.stack)
 	}
-	return settle(cc, call.Name, o.res, o.err)
+	return settle(r.cc, name, o.res, o.err)
 }
 
 // toolRun is one run of a tool on a goroutine other than its caller's.

@@ -53,6 +53,10 @@ type Definition struct {
 	// their head and tail around a marker of what was cut. Zero means the
 	// registry's cap ([RegistryOptions.MaxOutputBytes]).
 	MaxOutputBytes int
+	// CallLimits bound the calls to the tool: how many may run at once,
+	// how many may start per interval, for all sessions together or each
+	// apart. Nil means none, unless [RegistryOptions.CallLimits] sets them.
+	CallLimits []CallLimit
 	// Idempotent says that repeating a call with the same arguments has no
 	// further effect (setting a value, writing a file whole). MCP clients
 	// read it as idempotentHint.

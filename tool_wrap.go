@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"errors"
 )
 
 // Wrap returns t with middlewares around it, the first outermost, for use
@@ -21,7 +22,13 @@ import (
 func Wrap[C any](t Tool[C], mws ...Middleware[C]) Tool[C] {
 	w := &wrapped[C]{inner: t}
 	run := runner(t)
-	w.entry = entry[C]{tool: w, def: t.Definition(), pf: newPreflight[C](t, Limits{}), run: run, rt: defaultRuntime}
+	def := t.Definition()
+	w.entry = entry[C]{tool: w, def: def, pf: newPreflight[C](t, Limits{}), run: run, rt: defaultRuntime}
+	if keys, problem := limitKeys(def.Name, def.CallLimits); problem != "" {
+		w.entry.pf = &preflight{err: errors.New("tool: " + problem)}
+	} else {
+		w.entry.limits, w.entry.limitKeys = def.CallLimits, keys
+	}
 	w.nested = Chain(mws...)(func(ctx context.Context, call *Call[C]) *Result {
 		if res := revalidate(ctx, call); res != nil { // its middlewares may change the arguments
 			return res

@@ -1,0 +1,257 @@
+package tool_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooltest"
+)
+
+// recorded is a registry that keeps records, with a write tool that counts
+// its runs, a failing tool and a tool with a long output.
+type recorded struct {
+	reg    *tool.Registry[struct{}]
+	writes atomic.Int32
+	gate   chan struct{} // when set, write waits on it
+}
+
+func newRecorded(t *testing.T, opts *tool.RegistryOptions) *recorded {
+	t.Helper()
+	r := &recorded{}
+	if opts == nil {
+		opts = &tool.RegistryOptions{}
+	}
+	if opts.Records == nil {
+		opts.Records = tool.NewMemoryRecordStore(0)
+	}
+	r.reg = registryWith(t, opts,
+		tool.New(tool.Definition{Name: "write", Description: "Appends a line.", Safety: tool.SafetyMutating},
+			func(ctx context.Context, in struct {
+				Line string `json:"line"`
+			}) (string, error) {
+				if r.gate != nil {
+					<-r.gate
+				}
+				n := r.writes.Add(1)
+				return "wrote " + in.Line + " (write #" + string(rune('0'+n)) + ")", nil
+			}),
+		tool.New(tool.Definition{Name: "fail", Description: "Fails."},
+			func(context.Context, struct{}) (string, error) { return "", errors.New("disk full") }),
+		tool.New(tool.Definition{Name: "long", Description: "Writes a lot.", Safety: tool.SafetyReadOnly, MaxOutputBytes: 1024},
+			func(context.Context, struct{}) (string, error) { return strings.Repeat("0123456789\n", 10_000), nil }),
+	)
+	return r
+}
+
+func (r *recorded) call(id, session, name, args string) *tool.Result {
+	return r.reg.Call(context.Background(), struct{}{}, tool.Request{ID: id, Name: name, Args: []byte(args), Session: session})
+}
+
+func TestRepeatedCallIsAnsweredFromItsRecord(t *testing.T) {
+	t.Run("the same ID, session and arguments: the record, not a second run", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		first := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantOK(t, first)
+		assert.False(t, first.FromRecord)
+		// The same arguments, written differently: the canonical form binds.
+		again := r.call("c1", "conv", "write", ` { "line" : "a" } `)
+		tooltest.WantOK(t, again)
+		assert.True(t, again.FromRecord, "marked as answered from the record")
+		assert.Equal(t, first.Text(), again.Text(), "the model is given what it was given")
+		assert.Equal(t, "c1", again.CallID)
+		assert.Equal(t, int32(1), r.writes.Load(), "it ran once")
+	})
+	t.Run("the same ID with other arguments is refused, not answered", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		tooltest.WantOK(t, r.call("c1", "conv", "write", `{"line":"a"}`))
+		res := r.call("c1", "conv", "write", `{"line":"b"}`)
+		tooltest.WantStatus(t, res, tool.StatusConflict)
+		assert.ErrorIs(t, res.Err, tool.ErrCallIDReused)
+		tooltest.WantTextContains(t, res, "did not run", "other arguments")
+		other := r.call("c1", "conv", "long", `{}`)
+		tooltest.WantStatus(t, other, tool.StatusConflict)
+		assert.Equal(t, int32(1), r.writes.Load())
+	})
+	t.Run("other sessions, and calls with no session or ID, run", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		for _, c := range []struct{ id, session string }{{"c1", "conv"}, {"c1", "other"}, {"c1", ""}, {"c1", ""}, {"", "conv"}, {"", "conv"}} {
+			res := r.call(c.id, c.session, "write", `{"line":"a"}`)
+			tooltest.WantOK(t, res)
+			assert.False(t, res.FromRecord, "%+v", c)
+		}
+		assert.Equal(t, int32(6), r.writes.Load())
+	})
+	t.Run("a failure is recorded, with its status and cause", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		first := r.call("c1", "conv", "fail", `{}`)
+		tooltest.WantStatus(t, first, tool.StatusFailed)
+		again := r.call("c1", "conv", "fail", `{}`)
+		tooltest.WantStatus(t, again, tool.StatusFailed)
+		assert.True(t, again.FromRecord)
+		assert.Equal(t, first.Text(), again.Text())
+		assert.ErrorIs(t, again.Err, tool.ErrFromRecord)
+		assert.Contains(t, again.Err.Error(), "disk full")
+	})
+	t.Run("the record is what the model saw, capped", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		first := r.call("c1", "conv", "long", `{}`)
+		require.Greater(t, first.Truncated, 100_000)
+		again := r.call("c1", "conv", "long", `{}`)
+		assert.True(t, again.FromRecord)
+		assert.Equal(t, first.Text(), again.Text())
+		assert.LessOrEqual(t, len(again.Text()), 1024)
+		assert.Equal(t, first.Truncated, again.Truncated)
+	})
+	t.Run("a call that did not run is not recorded", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		approver := tooltest.NewApprover(tooltest.Deny("not now"), tooltest.AllowOnce())
+		r.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: approver}))
+		tooltest.WantStatus(t, r.call("c1", "conv", "write", `{"line":"a"}`), tool.StatusDenied)
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantOK(t, res)
+		assert.False(t, res.FromRecord, "the denial was not recorded: asked again, and it ran")
+		assert.Equal(t, 2, approver.Asked())
+		again := r.call("c1", "conv", "write", `{"line":"a"}`)
+		assert.True(t, again.FromRecord, "then it is")
+		assert.Equal(t, 2, approver.Asked(), "a call answered from its record is not asked about again")
+	})
+	t.Run("a resumed approval runs once, then is answered from its record", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		r.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Defer())}))
+		const args = `{"line":"a"}`
+		pending := r.call("c1", "conv", "write", args)
+		tooltest.WantStatus(t, pending, tool.StatusAwaitingApproval)
+		resume := func() *tool.Result {
+			return r.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "c1", Name: "write", Args: []byte(args), Session: "conv",
+				Approval: &tool.ApprovalAnswer{State: pending.Pending.State, Decision: tool.Decision{Kind: tool.DecisionAllowOnce}}})
+		}
+		tooltest.WantOK(t, resume())
+		replay := resume()
+		tooltest.WantOK(t, replay)
+		assert.True(t, replay.FromRecord, "the turn resumed again is answered, not refused as a used approval")
+		assert.Equal(t, int32(1), r.writes.Load())
+	})
+	t.Run("a dry run is never recorded", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		dry := r.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "c1", Name: "write", Args: []byte(`{"line":"a"}`), Session: "conv", DryRun: true})
+		tooltest.WantStatus(t, dry, tool.StatusDryRun)
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantOK(t, res)
+		assert.False(t, res.FromRecord)
+	})
+}
+
+func TestTwinOfARunningCall(t *testing.T) {
+	t.Run("waits for the first and is answered from its record", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		r.gate = make(chan struct{})
+		first := make(chan *tool.Result)
+		go func() { first <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+		twin := make(chan *tool.Result)
+		time.Sleep(20 * time.Millisecond) // the first holds the ID
+		go func() { twin <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+		select {
+		case res := <-twin:
+			t.Fatalf("the twin did not wait: %v %s", res.Status, res.Text())
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(r.gate)
+		a, b := <-first, <-twin
+		tooltest.WantOK(t, a)
+		tooltest.WantOK(t, b)
+		assert.True(t, b.FromRecord)
+		assert.Equal(t, int32(1), r.writes.Load(), "not run twice")
+	})
+	t.Run("a twin that waits past the first call's time limit is refused", func(t *testing.T) {
+		r := newRecorded(t, &tool.RegistryOptions{DefaultTimeout: 50 * time.Millisecond, Grace: 50 * time.Millisecond})
+		hang := tooltest.NewApprover(tooltest.Hang())
+		r.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: hang}))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go r.reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write", Args: []byte(`{"line":"a"}`), Session: "conv"})
+		require.Eventually(t, func() bool { return hang.Asked() == 1 }, 5*time.Second, time.Millisecond)
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantStatus(t, res, tool.StatusConflict)
+		assert.ErrorIs(t, res.Err, tool.ErrCallInFlight)
+		tooltest.WantTextContains(t, res, "still running", "Check whether it took effect")
+		assert.Equal(t, int32(0), r.writes.Load())
+	})
+	t.Run("a twin whose caller gives up ends cancelled", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		r.gate = make(chan struct{})
+		defer close(r.gate)
+		go r.call("c1", "conv", "write", `{"line":"a"}`)
+		time.Sleep(20 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		res := r.reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write", Args: []byte(`{"line":"a"}`), Session: "conv"})
+		tooltest.WantStatus(t, res, tool.StatusTimedOut)
+	})
+}
+
+// recordStoreFunc adapts functions to tool.RecordStore.
+type recordStoreFunc struct {
+	claim   func(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error)
+	replace func(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
+}
+
+func (s recordStoreFunc) Claim(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error) {
+	return s.claim(ctx, session, id, value, expires)
+}
+
+func (s recordStoreFunc) Replace(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	return s.replace(ctx, session, id, old, value, expires)
+}
+
+func TestRecordStoreFaults(t *testing.T) {
+	mem := tool.NewMemoryRecordStore(0)
+	t.Run("a store that fails: the call does not run", func(t *testing.T) {
+		r := newRecorded(t, &tool.RegistryOptions{Records: recordStoreFunc{
+			claim: func(context.Context, string, string, string, time.Time) (string, bool, error) {
+				return "", false, errors.New("redis: i/o timeout")
+			},
+			replace: mem.Replace,
+		}})
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantStatus(t, res, tool.StatusFailed)
+		assert.ErrorIs(t, res.Err, tool.ErrRecordStore)
+		assert.NotContains(t, res.Text(), "redis")
+		assert.Equal(t, int32(0), r.writes.Load())
+	})
+	t.Run("a store that hangs: the call ends by the hook timeout, unrun", func(t *testing.T) {
+		r := newRecorded(t, &tool.RegistryOptions{HookTimeout: 20 * time.Millisecond, Records: recordStoreFunc{
+			claim: func(ctx context.Context, _, _, _ string, _ time.Time) (string, bool, error) {
+				<-ctx.Done()
+				return "", false, ctx.Err()
+			},
+			replace: mem.Replace,
+		}})
+		tooltest.WantStatus(t, r.call("c1", "conv", "write", `{"line":"a"}`), tool.StatusFailed)
+		assert.Equal(t, int32(0), r.writes.Load())
+	})
+	t.Run("a middleware that panics gives the ID back", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		panicked := false
+		r.reg.Use(func(next tool.Handler[struct{}]) tool.Handler[struct{}] {
+			return func(ctx context.Context, c *tool.Call[struct{}]) *tool.Result {
+				if !panicked {
+					panicked = true
+					panic("middleware bug")
+				}
+				return next(ctx, c)
+			}
+		})
+		tooltest.WantStatus(t, r.call("c1", "conv", "write", `{"line":"a"}`), tool.StatusPanicked)
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantOK(t, res)
+		assert.False(t, res.FromRecord)
+	})
+}

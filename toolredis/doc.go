@@ -1,9 +1,12 @@
 // Package toolredis keeps the state a conversation needs from one call to
 // the next on Redis, so that the next call may land on any replica: the
 // output a result's cap cut, which read_output reads back
-// ([tool.RegistryOptions.Spill]), and what approval remembers — "allow
-// always" answers and the one-time claims of resumed approvals
-// ([tool.ApprovalOptions.Memory]).
+// ([tool.RegistryOptions.Spill], [SpillStore]); what approval remembers —
+// "allow always" answers and the one-time claims of resumed approvals
+// ([tool.ApprovalOptions.Store], [ApprovalStore]); the records that answer
+// a repeated call ([tool.RegistryOptions.Records], [RecordStore]); and
+// the counts that hold the tools' call limits across replicas
+// ([tool.RegistryOptions.Limiter], [Limiter]).
 //
 // Page cursors and the state of a deferred approval need nothing here: they
 // are signed with the registry's [keyring.Keyring], so replicas that share one
@@ -24,11 +27,13 @@
 //
 // # Keys, sizes and expiry
 //
-// Every key starts with [Options.Namespace]: the replicas of one agent share
-// it, and different agents sharing a Redis use different ones. The rest of a
-// key is a hash of the id, session or approval key, so keys have a fixed
-// length whatever the model or the host put in them. Values are bounded:
-// a spilled entry by [Options.MaxSpillBytes], the others are one byte.
+// Every key starts with [Options.Namespace] (the rate limiter's start with
+// "rate:" and then the namespace): the replicas of one agent share it, and
+// different agents sharing a Redis use different ones. The rest of a key is
+// a hash of the id, session or approval key, so keys have a fixed length
+// whatever the model or the host put in them. Values are bounded: a spilled
+// entry by [Options.MaxSpillBytes], a record by [Options.MaxRecordBytes], a
+// session's claims by [Options.MaxSessionClaims]; the others are small.
 // Every key expires by Redis's own TTL, at the time the pipeline gives
 // (for spilled output, the cursor TTL of the keyring), with millisecond
 // precision; nothing is ever scanned or listed, so no call costs more as

@@ -3,6 +3,7 @@ module github.com/toolbelt-go/tool/toolredis
 go 1.25.0
 
 require (
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/stretchr/testify v1.12.1
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000

@@ -31,6 +31,10 @@ type Options struct {
 	// next claim is refused (its resumed call does not run), and no other
 	// session is affected. Zero means [DefaultMaxSessionClaims].
 	MaxSessionClaims int
+	// MaxRecordBytes bounds one record of a [RecordStore]: the model view
+	// of one result, as JSON. A larger record is not kept (its call's
+	// claim stays until it expires). Zero means [DefaultMaxRecordBytes].
+	MaxRecordBytes int
 }
 
 // DefaultNamespace starts every key when Options leave Namespace empty.
@@ -51,6 +55,10 @@ const DefaultMaxSpillBytes = 8 << 20
 // would crowd a shared Redis.
 const DefaultMaxSessionClaims = 1000
 
+// DefaultMaxRecordBytes bounds one record when Options leave
+// MaxRecordBytes unset: a result at many times the default output cap.
+const DefaultMaxRecordBytes = 1 << 20
+
 // config is Options with the defaults filled in.
 type config struct {
 	client           redis.UniversalClient
@@ -58,13 +66,15 @@ type config struct {
 	timeout          time.Duration // <= 0: none
 	maxSpill         int
 	maxSessionClaims int
+	maxRecord        int
 }
 
 func newConfig(c redis.UniversalClient, o *Options) config {
 	if c == nil {
 		panic("toolredis: nil Redis client")
 	}
-	cfg := config{client: c, namespace: DefaultNamespace, timeout: DefaultTimeout, maxSpill: DefaultMaxSpillBytes, maxSessionClaims: DefaultMaxSessionClaims}
+	cfg := config{client: c, namespace: DefaultNamespace, timeout: DefaultTimeout, maxSpill: DefaultMaxSpillBytes, maxSessionClaims: DefaultMaxSessionClaims,
+		maxRecord: DefaultMaxRecordBytes}
 	if o == nil {
 		return cfg
 	}
@@ -79,6 +89,9 @@ func newConfig(c redis.UniversalClient, o *Options) config {
 	}
 	if o.MaxSessionClaims > 0 {
 		cfg.maxSessionClaims = o.MaxSessionClaims
+	}
+	if o.MaxRecordBytes > 0 {
+		cfg.maxRecord = o.MaxRecordBytes
 	}
 	return cfg
 }

@@ -110,12 +110,8 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	req := requirementOf(ctx, call)
 	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
 	verdict := a.opts.Policy.Decide(in)
-	session := call.Session
-	if a.opts.Session != nil {
-		session = a.opts.Session(call)
-	}
 	if call.DryRun {
-		return a.dryRun(ctx, call, next, verdict, safety, req, session)
+		return a.dryRun(ctx, call, next, verdict, safety, req)
 	}
 	switch verdict {
 	case VerdictAllow:
@@ -124,6 +120,7 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 	default:
 		return deniedResult(call.Name, ErrDenied, whyPolicy(safety))
 	}
+	session := a.session(call)
 	if call.st.approval.answer != nil {
 		return a.resume(ctx, call, next, session, safety, req)
 	}
@@ -183,6 +180,14 @@ func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C],
 		return deniedResult(call.Name, fmt.Errorf("%w: %s", ErrDenied, text.Cut(reason, 1024)), whyUserSaid(reason))
 	}
 	return a.run(ctx, call, next)
+}
+
+// session is the session "allow always" is remembered for.
+func (a *approval[C]) session(call *Call[C]) string {
+	if a.opts.Session != nil {
+		return a.opts.Session(call)
+	}
+	return call.Session
 }
 
 func (a *approval[C]) rememberFor() time.Duration {

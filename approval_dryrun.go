@@ -8,13 +8,14 @@ import "context"
 // part of the call's state. It asks no one, remembers nothing, claims no
 // resumed approval and seals nothing: the dry-run stage ends the call
 // before anything would run.
-func (a *approval[C]) dryRun(ctx context.Context, call *Call[C], next Handler[C], v Verdict, safety Safety, req Requirement, session string) *Result {
+func (a *approval[C]) dryRun(ctx context.Context, call *Call[C], next Handler[C], v Verdict, safety Safety, req Requirement) *Result {
 	d := &DryRun{Safety: safety, Requirement: req.visible(), Verdict: v}
 	switch v {
 	case VerdictAllow:
 		d.Why = whyDryAllowed
 	case VerdictAsk:
 		key, remember := memoryKey(call.Name, safety, req)
+		session := a.session(call)
 		switch {
 		case remember && session != "" && a.allowed(ctx, call.runtime(), session, key):
 			d.Verdict, d.Remembered, d.Why = VerdictAllow, true, whyDryRemembered

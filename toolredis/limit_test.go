@@ -189,3 +189,12 @@ func BenchmarkLimiter(b *testing.B) {
 		})
 	}
 }
+
+func TestLimiterConforms(t *testing.T) {
+	t.Parallel()
+	srv := redistest.New(t)
+	rdb := client(t, srv)
+	tooltest.TestLimiter(t, func(*testing.T) tool.Limiter {
+		return toolredis.NewLimiter(rdb, &toolredis.Options{Namespace: namespace()})
+	})
+}

@@ -126,9 +126,9 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Busy {
-		return "tool: " + e.Tool + " is busy: " + strconv.Itoa(e.Limit.Concurrent) + " calls are running, its limit"
+		return "tool: " + e.Tool + " is busy: " + calls(e.Limit.Concurrent) + " running, its limit"
 	}
-	return "tool: " + e.Tool + " is over its rate of " + strconv.Itoa(e.Limit.Rate) + " calls per " + e.Limit.per().String() +
+	return "tool: " + e.Tool + " is over its rate of " + calls(e.Limit.Rate) + " per " + e.Limit.per().String() +
 		"; retry after " + e.RetryAfter.Round(time.Millisecond).String()
 }
 

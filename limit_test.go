@@ -58,7 +58,7 @@ func TestConcurrencyLimit(t *testing.T) {
 		<-g.started
 		res := limitCall(r, context.Background(), "2", "s")
 		tooltest.WantStatus(t, res, tool.StatusLimited)
-		tooltest.WantTextContains(t, res, "did not run", "busy", "1 calls of it are running", "do something else")
+		tooltest.WantTextContains(t, res, "did not run", "busy", "1 call of it running", "do something else")
 		var le *tool.LimitError
 		require.ErrorAs(t, res.Err, &le)
 		assert.True(t, le.Busy)

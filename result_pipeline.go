@@ -339,9 +339,9 @@ func limitedResult(e *LimitError) *Result {
 	var b strings.Builder
 	b.WriteString("The call to " + e.Tool + " did not run: ")
 	if e.Busy {
-		b.WriteString("the tool is busy (" + strconv.Itoa(e.Limit.Concurrent) + " calls of it are running, the most it allows at once).")
+		b.WriteString("the tool is busy (" + calls(e.Limit.Concurrent) + " of it running, the most it allows at once).")
 	} else {
-		b.WriteString("the tool is rate limited (at most " + strconv.Itoa(e.Limit.Rate) + " calls per " + perText(e.Limit.per()) + ").")
+		b.WriteString("the tool is rate limited (at most " + calls(e.Limit.Rate) + " per " + perText(e.Limit.per()) + ").")
 	}
 	if s := retryText(e.RetryAfter); s != "" {
 		b.WriteString(" Retry after about " + s + ", or do something else in the meantime.")
@@ -349,6 +349,14 @@ func limitedResult(e *LimitError) *Result {
 		b.WriteString(" Retry in a little while, or do something else in the meantime.")
 	}
 	return failed(StatusLimited, e, b.String())
+}
+
+// calls says "1 call", "2 calls".
+func calls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return strconv.Itoa(n) + " calls"
 }
 
 // retryText says a wait in whole seconds (rounded up), or "" when none is

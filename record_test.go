@@ -18,14 +18,15 @@ import (
 // recorded is a registry that keeps records, with a write tool that counts
 // its runs, a failing tool and a tool with a long output.
 type recorded struct {
-	reg    *tool.Registry[struct{}]
-	writes atomic.Int32
-	gate   chan struct{} // when set, write waits on it
+	reg     *tool.Registry[struct{}]
+	writes  atomic.Int32
+	gate    chan struct{} // when set, write says it entered and waits on it
+	entered chan struct{}
 }
 
 func newRecorded(t *testing.T, opts *tool.RegistryOptions) *recorded {
 	t.Helper()
-	r := &recorded{}
+	r := &recorded{entered: make(chan struct{}, 10)}
 	if opts == nil {
 		opts = &tool.RegistryOptions{}
 	}
@@ -38,6 +39,7 @@ func newRecorded(t *testing.T, opts *tool.RegistryOptions) *recorded {
 				Line string `json:"line"`
 			}) (string, error) {
 				if r.gate != nil {
+					r.entered <- struct{}{}
 					<-r.gate
 				}
 				n := r.writes.Add(1)
@@ -156,7 +158,7 @@ func TestTwinOfARunningCall(t *testing.T) {
 		first := make(chan *tool.Result)
 		go func() { first <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
 		twin := make(chan *tool.Result)
-		time.Sleep(20 * time.Millisecond) // the first holds the ID
+		<-r.entered // the first holds the ID
 		go func() { twin <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
 		select {
 		case res := <-twin:
@@ -189,7 +191,7 @@ func TestTwinOfARunningCall(t *testing.T) {
 		r.gate = make(chan struct{})
 		defer close(r.gate)
 		go r.call("c1", "conv", "write", `{"line":"a"}`)
-		time.Sleep(20 * time.Millisecond)
+		<-r.entered
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		res := r.reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write", Args: []byte(`{"line":"a"}`), Session: "conv"})

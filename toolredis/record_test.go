@@ -54,7 +54,7 @@ func TestRecordStoreKeysAndBounds(t *testing.T) {
 
 // recordingReplica is one process of an agent that keeps records in the
 // deployment's shared Redis.
-func recordingReplica(t *testing.T, store tool.RecordStore, runs *atomic.Int32, gate <-chan struct{}) *tool.Registry[struct{}] {
+func recordingReplica(t *testing.T, store tool.RecordStore, runs *atomic.Int32, gate <-chan struct{}, entered chan<- struct{}) *tool.Registry[struct{}] {
 	t.Helper()
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Records: store})
 	r.MustAdd(tool.New(tool.Definition{Name: "charge", Description: "Charges a card.", Safety: tool.SafetyMutating},
@@ -62,6 +62,7 @@ func recordingReplica(t *testing.T, store tool.RecordStore, runs *atomic.Int32, 
 			Cents int `json:"cents"`
 		}) (string, error) {
 			if gate != nil {
+				entered <- struct{}{}
 				<-gate
 			}
 			return fmt.Sprintf("charged %d cents (charge #%d)", in.Cents, runs.Add(1)), nil
@@ -81,7 +82,7 @@ func TestRecordsAcrossReplicas(t *testing.T) {
 	t.Run("a call finished on one replica is answered from its record on the other", func(t *testing.T) {
 		store := toolredis.NewRecordStore(rdb, &toolredis.Options{Namespace: namespace()})
 		var runs atomic.Int32
-		a, b := recordingReplica(t, store, &runs, nil), recordingReplica(t, store, &runs, nil)
+		a, b := recordingReplica(t, store, &runs, nil, nil), recordingReplica(t, store, &runs, nil, nil)
 		first := charge(a, "call_1", `{"cents":500}`)
 		tooltest.WantOK(t, first)
 		again := charge(b, "call_1", `{"cents":500}`)
@@ -96,11 +97,11 @@ func TestRecordsAcrossReplicas(t *testing.T) {
 	t.Run("a twin on the other replica waits for the first and is not run twice", func(t *testing.T) {
 		store := toolredis.NewRecordStore(rdb, &toolredis.Options{Namespace: namespace()})
 		var runs atomic.Int32
-		gate := make(chan struct{})
-		a, b := recordingReplica(t, store, &runs, gate), recordingReplica(t, store, &runs, nil)
+		gate, entered := make(chan struct{}), make(chan struct{}, 1)
+		a, b := recordingReplica(t, store, &runs, gate, entered), recordingReplica(t, store, &runs, nil, nil)
 		first := make(chan *tool.Result)
 		go func() { first <- charge(a, "call_2", `{"cents":100}`) }()
-		time.Sleep(50 * time.Millisecond) // a holds the call's ID
+		<-entered // a holds the call's ID
 		twin := make(chan *tool.Result)
 		go func() { twin <- charge(b, "call_2", `{"cents":100}`) }()
 		select {

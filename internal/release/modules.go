@@ -33,8 +33,15 @@ func (m repoModule) tagPrefix() string {
 	return filepath.ToSlash(m.dir) + "/"
 }
 
-// notReleased are the directories whose modules are not for users.
+// notReleased are the directories whose modules are not for users. A
+// released nested module sits right under the repository root (toolmcp/);
+// a module deeper down (approvalweb/browsertest/) holds only tests.
 var notReleased = []string{"examples", "bench", "internal"}
+
+func released(dir string) bool {
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	return dir == "." || len(parts) == 1 && !slices.Contains(notReleased, parts[0])
+}
 
 func repoRoot() (string, error) {
 	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
@@ -69,8 +76,7 @@ func findModules(top string) ([]repoModule, error) {
 		if err != nil {
 			return err
 		}
-		first := strings.Split(filepath.ToSlash(dir), "/")[0]
-		mods = append(mods, repoModule{dir: dir, path: path, released: !slices.Contains(notReleased, first)})
+		mods = append(mods, repoModule{dir: dir, path: path, released: released(dir)})
 		return nil
 	})
 	if err != nil {

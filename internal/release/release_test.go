@@ -102,9 +102,15 @@ func TestFindModules(t *testing.T) {
 		t.Errorf("first module %+v, want the released root", mods[0])
 	}
 	for _, m := range mods {
-		first := strings.Split(filepath.ToSlash(m.dir), "/")[0]
-		if m.released == slices.Contains(notReleased, first) {
+		parts := strings.Split(filepath.ToSlash(m.dir), "/")
+		want := m.dir == "." || len(parts) == 1 && !slices.Contains(notReleased, parts[0])
+		if m.released != want {
 			t.Errorf("%s (%s): released = %v", m.path, m.dir, m.released)
+		}
+	}
+	for dir, want := range map[string]bool{".": true, "toolmcp": true, "examples/connect": false, "bench": false, "internal/release": false, "approvalweb/browsertest": false} {
+		if released(dir) != want {
+			t.Errorf("released(%q) = %v", dir, !want)
 		}
 	}
 }

@@ -39,3 +39,9 @@ func TestReadFileMissingGivesHint(t *testing.T) {
 	tooltest.WantStatus(t, res, tool.StatusFailed)
 	tooltest.WantTextContains(t, res, "no file named nope.go", "Hint: call search")
 }
+
+// FuzzSearch sends the search tool arguments derived from a valid call:
+// whatever the fuzzer writes, the call ends with one result and no panic.
+func FuzzSearch(f *testing.F) {
+	tooltest.Fuzz(f, tool.New(tool.Definition{Name: "search", Description: "Search the project's files for a text."}, search), `{"query":"x"}`)
+}

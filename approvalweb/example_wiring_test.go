@@ -1,0 +1,62 @@
+package approvalweb_test
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/approvalweb"
+)
+
+// State is a host's per-call state, for the examples.
+type State struct{ User string }
+
+// Wiring the page into a server and a registry. Sessions is yours to
+// write: which conversations the person making the request may see and
+// answer (here from the user a login middleware put in the context).
+func ExampleNew() {
+	var (
+		mux   = http.NewServeMux()
+		srv   = &http.Server{Handler: mux}
+		reg   = tool.NewRegistry[State](nil)
+		store tool.PendingApprovalStore // toolredis.NewPendingApprovalStore(rdb, nil) across replicas; nil: in memory
+	)
+	page, err := approvalweb.New(&approvalweb.Options{
+		Sessions: func(r *http.Request) ([]string, error) { return conversationsOf(userOf(r)), nil },
+		Store:    store,
+		Editable: func(req *tool.ApprovalRequest) bool { return req.Tool == "edit_file" },
+	})
+	if err != nil {
+		panic(err) // no Sessions: the handler refuses to start
+	}
+	mux.Handle("/approvals/", http.StripPrefix("/approvals", page))
+	srv.RegisterOnShutdown(func() { page.Close() }) // ends the live-update streams
+
+	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{Approver: page.Approver()}))
+}
+
+// The agent loop's part: a call that waits for a person is offered on the
+// page, and resumed with the answer.
+func ExampleHandler_Await() {
+	var (
+		page  *approvalweb.Handler
+		reg   *tool.Registry[State]
+		ctx   = context.Background()
+		state State
+		req   tool.Request // what the model asked for
+	)
+	res := reg.Call(ctx, state, req)
+	if res.Status == tool.StatusAwaitingApproval {
+		answer, err := page.Await(ctx, res.Pending)
+		if err != nil {
+			return // ctx done (the approval is withdrawn from the page), or the store refused it
+		}
+		req.Approval = answer
+		res = reg.Call(ctx, state, req) // runs, or tells the model why not
+	}
+	_ = res
+}
+
+func userOf(r *http.Request) string { return r.Header.Get("X-User") }
+
+func conversationsOf(user string) []string { return []string{"conversation-of-" + user} }

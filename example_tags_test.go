@@ -9,10 +9,11 @@ import (
 )
 
 // SearchArgs shows the struct tags: a comma ends an item of the jsonschema
-// tag, so a comma inside a value is written \, (or the description goes in
+// tag, so a comma inside a value is escaped with a backslash, written \\ in
+// the tag's string literal (or the description goes in
 // jsonschema_description, which takes the whole text).
 type SearchArgs struct {
-	Query string `json:"query" jsonschema:"description=Text to find\, as typed,minLength=1,maxLength=200"`
+	Query string `json:"query" jsonschema:"description=Text to find\\, as typed,minLength=1,maxLength=200"`
 	Path  string `json:"path,omitempty" jsonschema:"pattern=^[a-zA-Z0-9_./-]*$,default=."`
 	Lang  string `json:"lang,omitempty" jsonschema:"enum=go,enum=rust,enum=python"`
 	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=500,default=20"`
@@ -31,7 +32,10 @@ func ExampleSchemaOf() {
 	// {
 	//   "properties": {
 	//     "query": {
-	//       "type": "string"
+	//       "type": "string",
+	//       "maxLength": 200,
+	//       "minLength": 1,
+	//       "description": "Text to find, as typed"
 	//     },
 	//     "path": {
 	//       "type": "string",

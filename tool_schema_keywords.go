@@ -73,7 +73,7 @@ func checkTagKeyword(kind, itemKind, key, val string) string {
 		}
 	case "pattern":
 		if _, err := regexp.Compile(val); err != nil {
-			return "pattern=" + strconv.Quote(val) + " does not compile (" + err.Error() + "); write \\, for a comma inside it"
+			return "pattern=" + strconv.Quote(val) + " does not compile (" + err.Error() + "); write \\\\, in the source for a comma inside it"
 		}
 	case "readOnly", "writeOnly":
 		if _, err := strconv.ParseBool(val); err != nil {

@@ -17,8 +17,11 @@ import (
 //
 // is a comma-separated list of keyword=value items and of the flags
 // required and nullable ("-" alone leaves the field out). A comma inside a
-// value ends it, unless written \, (a description with commas is better
-// put in the jsonschema_description tag, which takes the whole text). Which
+// value ends it, unless escaped by a backslash: since a struct tag is a Go
+// string literal, that is \\, in the source (`jsonschema:"description=a\\, b"`;
+// a single backslash is a syntax error go vet reports). A description with
+// commas is better put in the jsonschema_description tag, which takes the
+// whole text. Which
 // keywords apply depends on the field's JSON type:
 //
 //	any type:      title, description, type, anchor, oneof_required, anyof_required,
@@ -125,7 +128,28 @@ func splitTag(tag string) []string {
 	return out
 }
 
+// tagKeys are the struct tag keys the schema is read from.
+var tagKeys = []string{"json", "jsonschema", "jsonschema_description", "jsonschema_extras"}
+
+// tagSyntax reports a key of the schema's that the field's tag holds but
+// Go cannot read: a struct tag is key:"value" pairs, each value a Go string
+// literal, and a value that does not unquote (a lone backslash before a
+// comma, say) is invisible to reflect, so the field would silently lose
+// its description and bounds.
+func tagSyntax(f reflect.StructField, name string) []string {
+	for _, key := range tagKeys {
+		if _, ok := f.Tag.Lookup(key); !ok && strings.Contains(string(f.Tag), key+`:"`) {
+			return []string{"field " + name + ": its struct tag `" + text.Cut(string(f.Tag), 120) + "` is not valid Go tag syntax, so Go cannot read its "+key+" key (go vet says so too): " +
+				"each value is a Go string literal, where a backslash is written \\\\ (an escaped comma is \\\\,)"}
+		}
+	}
+	return nil
+}
+
 func checkFieldTag(f reflect.StructField, name string) []string {
+	if bad := tagSyntax(f, name); bad != nil {
+		return bad
+	}
 	tag, ok := f.Tag.Lookup("jsonschema")
 	if !ok || tag == "-" || strings.Split(f.Tag.Get("json"), ",")[0] == "-" {
 		return nil
@@ -146,7 +170,7 @@ func checkFieldTag(f reflect.StructField, name string) []string {
 		switch {
 		case !hasValue && slices.Contains(tagFlags, item):
 		case !hasValue && slices.Contains(textTagKeys, prev):
-			bad("a comma ended %s= early, and the rest, %s, was read as a keyword: write \\, for a comma inside a value%s",
+			bad("a comma ended %s= early, and the rest, %s, was read as a keyword: write \\\\, in the source for a comma inside a value%s",
 				prev, strconv.Quote(item), describeHint(prev))
 		case !hasValue && item == "":
 			bad("an empty item (two commas, or a comma at the end)")

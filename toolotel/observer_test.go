@@ -58,7 +58,7 @@ func TestASuccessfulCallIsASpanUnderTheCallersSpan(t *testing.T) {
 func TestEachWayACallEndsHasItsErrorType(t *testing.T) {
 	tests := []struct {
 		name, tool, args string
-		cancel           bool
+		cancel, dryRun   bool
 		approver         *tooltest.Approver
 		errorType        string // "" for none
 		spanName         string
@@ -76,6 +76,7 @@ func TestEachWayACallEndsHasItsErrorType(t *testing.T) {
 			events: []string{"toolbelt.approval.requested", "toolbelt.approval.decided"}, parent: true},
 		{name: "awaiting approval is no error", tool: "write", approver: tooltest.NewApprover(tooltest.Defer()), spanName: "execute_tool write",
 			events: []string{"toolbelt.approval.requested", "toolbelt.approval.decided"}, parent: true},
+		{name: "a dry run is no error", tool: "write", dryRun: true, approver: tooltest.NewApprover(tooltest.AllowOnce()), spanName: "execute_tool write", parent: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,7 +92,7 @@ func TestEachWayACallEndsHasItsErrorType(t *testing.T) {
 				cancel()
 				ctx = c
 			}
-			res := reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: tt.tool, Args: []byte(tt.args), Session: "s"})
+			res := reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: tt.tool, Args: []byte(tt.args), Session: "s", DryRun: tt.dryRun})
 			turn.End()
 
 			s := tel.span(t, "c1")

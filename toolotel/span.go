@@ -68,10 +68,11 @@ func startAttributes(callID, name, description, session string) []attribute.KeyV
 }
 
 // errorType is the error.type of a call that did not complete, or "" for
-// one that did (or is awaiting an answer, which is not an error).
+// one that did (or is awaiting an answer, or was a dry run: neither is an
+// error).
 func errorType(res *tool.Result) string {
 	switch {
-	case res.Status == tool.StatusOK, res.Status == tool.StatusAwaitingApproval:
+	case res.Status == tool.StatusOK, res.Status == tool.StatusAwaitingApproval, res.Status == tool.StatusDryRun:
 		return ""
 	case errors.Is(res.Err, tool.ErrAbandoned):
 		return "abandoned"

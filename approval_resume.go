@@ -30,7 +30,64 @@ type PendingApproval struct {
 
 // ApprovalAnswer is a later answer to a call that ended
 // [StatusAwaitingApproval]: it goes in [Request.Approval] of the call that
-// resumes it.
+// resumes it, with the same tool, arguments and session.
+//
+// The resumed call goes through the pipeline again. Preflight comes first:
+// arguments it refuses end [StatusInvalid] with the retry hint, the answer
+// unused. Then the [Approval] middleware asks its policy again: a policy
+// that now denies the call ends it [StatusDenied] ([ErrDenied]), and one
+// that now allows it without asking runs it, the state left unused. (A
+// registry without Approval ignores the answer: nothing there asks. A dry
+// run ([Request.DryRun]) uses and claims no answer. With
+// [RegistryOptions.Records], a call whose ID already ran in its session is
+// answered from its record before approval.) When
+// the policy asks, the state is checked and claimed, and the call ends in
+// one of these outcomes, each with its status, its cause for the host
+// (errors.Is), and what the model reads:
+//
+//   - Allowed: the answer is [DecisionAllowOnce] or [DecisionAllowAlways].
+//     The tool runs, and the result is its own (StatusOK when it
+//     succeeds). "Allow always" is remembered for the session, as for an
+//     answer given at once.
+//   - Edited: the answer is [DecisionEdit]. The edited arguments go through
+//     preflight and the tool runs with them; the result is its own
+//     (StatusOK when it succeeds).
+//   - Edit refused: the edited arguments fail preflight. StatusInvalid, an
+//     [*ArgsError]; the model reads "The approver edited the arguments of
+//     this call … and the edit is not valid", then the retry hint.
+//   - Denied: the answer is [DecisionDeny] ([DecisionDefer] and unknown kinds
+//     count as a deny). StatusDenied, [ErrDenied]; the model reads "was not
+//     allowed to run: the user said: " and the reason, or "no reason given".
+//   - Replayed: the state was claimed before, by this registry or by a
+//     replica that shares its [ApprovalStore]. StatusDenied,
+//     [ErrApprovalState]; the model reads "its approval answer was already
+//     used".
+//   - Expired: the state is past [PendingApproval].Expires. StatusDenied,
+//     [ErrApprovalState] wrapping [keyring.ErrExpired]; the model reads "its
+//     approval answer came too late".
+//   - Other arguments: the call's canonical arguments are not those the
+//     state was given for. StatusDenied, [ErrApprovalState] wrapping
+//     [keyring.ErrOtherDigest]; the model reads "its approval answer was
+//     given for other arguments".
+//   - Unusable: the state is altered, not a state, for another tool or
+//     session, or signed with a key the keyring no longer holds.
+//     StatusDenied, [ErrApprovalState] wrapping the keyring's sentinel; the
+//     model reads "its approval answer cannot be used (it is altered, or
+//     for another call)".
+//   - Unchecked: the store failed, or did not answer within
+//     [RegistryOptions].HookTimeout, so the claim was not recorded.
+//     StatusDenied, [ErrApprovalState]; the model reads "its approval
+//     answer could not be checked". A claim that cannot be recorded runs
+//     nothing.
+//   - Cancelled: the call's context ended before the claim was recorded.
+//     [StatusCanceled] ([StatusTimedOut] when its deadline passed), the
+//     context's cause; the model reads "was cancelled while it waited for
+//     approval".
+//
+// Every outcome but Allowed and Edited runs nothing, and each says so to
+// the model ("It did not run"). A refused state is StatusDenied, not
+// StatusInvalid: it is not the model's to fix (it never sees the state),
+// and sending the same call again does not make it run.
 type ApprovalAnswer struct {
 	// State is PendingApproval.State, exactly as it was given.
 	State string
@@ -88,6 +145,9 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 		err = errors.New("the approval store did not answer")
 	}
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// The claim was cut short by the call's end, not refused.
+		return canceledWaitingResult(ctx, call.Name)
 	case err != nil:
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyUnchecked)
 	case !first:

@@ -3,6 +3,13 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -31,7 +38,11 @@ func deferred(t *testing.T, f *fixture, args string) *tool.PendingApproval {
 }
 
 func (f *fixture) resume(session, args string, p *tool.PendingApproval, d tool.Decision) *tool.Result {
-	return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: session,
+	return f.resumeCtx(context.Background(), session, args, p, d)
+}
+
+func (f *fixture) resumeCtx(ctx context.Context, session, args string, p *tool.PendingApproval, d tool.Decision) *tool.Result {
+	return f.reg.Call(ctx, struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: session,
 		Approval: &tool.ApprovalAnswer{State: p.State, Decision: d}})
 }
 
@@ -49,71 +60,6 @@ func TestDeferredApproval(t *testing.T) {
 		assert.Equal(t, 1, f.approver.Asked(), "the answer came with the call, the approver was not asked again")
 		kinds := f.rec.Kinds("1")
 		assert.Equal(t, "started approval_requested approval_decided finished", kinds)
-	})
-	t.Run("a replayed answer runs nothing", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Defer())
-		p := deferred(t, f, args)
-		tooltest.WantOK(t, f.resume("conv", args, p, allow))
-		res := f.resume("conv", args, p, allow)
-		tooltest.WantStatus(t, res, tool.StatusDenied)
-		assert.Contains(t, res.Text(), "already used")
-		assert.ErrorIs(t, res.Err, tool.ErrApprovalState)
-		assert.Len(t, f.runs(), 1)
-	})
-	t.Run("a deny answer", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Defer())
-		p := deferred(t, f, args)
-		res := f.resume("conv", args, p, tool.Decision{Kind: tool.DecisionDeny, Reason: "not that file"})
-		tooltest.WantStatus(t, res, tool.StatusDenied)
-		assert.Contains(t, res.Text(), "not that file")
-		assert.Empty(t, f.runs())
-	})
-	t.Run("an edited answer is validated and runs", func(t *testing.T) {
-		f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Defer())
-		p := deferred(t, f, args)
-		tooltest.WantOK(t, f.resume("conv", args, p, tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(`{"path":"b","content":"y"}`)}))
-		assert.Equal(t, []string{"write b y"}, f.runs())
-	})
-	t.Run("refused", func(t *testing.T) {
-		tests := []struct {
-			name    string
-			session string
-			args    string
-			state   func(string) string
-			d       tool.Decision
-			want    string
-		}{
-			{"other arguments", "conv", `{"path":"b","content":"x"}`, nil, allow, "other arguments"},
-			{"other session", "bob", args, nil, allow, "cannot be used"},
-			{"altered state", "conv", args, func(s string) string { return s[:len(s)-2] + "AA" }, allow, "cannot be used"},
-			{"a page cursor or garbage", "conv", args, func(string) string { return "AQIDBA" }, allow, "cannot be used"},
-			{"defer is not an answer", "conv", args, nil, tool.Decision{Kind: tool.DecisionDefer}, "did not run"},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.Defer())
-				p := deferred(t, f, args)
-				if tt.state != nil {
-					p.State = tt.state(p.State)
-				}
-				res := f.resume(tt.session, tt.args, p, tt.d)
-				tooltest.WantStatus(t, res, tool.StatusDenied)
-				assert.Contains(t, res.Text(), tt.want)
-				assert.Empty(t, f.runs())
-			})
-		}
-	})
-	t.Run("expired", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			f := newFixture(t, tool.ApprovalOptions[struct{}]{Timeout: time.Minute}, tooltest.Defer())
-			p := deferred(t, f, args)
-			assert.Equal(t, time.Now().Add(time.Minute), p.Expires)
-			time.Sleep(2 * time.Minute)
-			res := f.resume("conv", args, p, allow)
-			tooltest.WantStatus(t, res, tool.StatusDenied)
-			assert.Contains(t, res.Text(), "too late")
-			assert.Empty(t, f.runs())
-		})
 	})
 	t.Run("another replica with the same keyring and memory", func(t *testing.T) {
 		keys, err := keyring.FromSecret([]byte("a shared secret of at least 32 bytes!"))
@@ -137,4 +83,209 @@ func TestDeferredApproval(t *testing.T) {
 		assert.Equal(t, 0, *aRuns)
 		assert.Equal(t, 1, *bRuns)
 	})
+}
+
+// resumeCase is one way a resumed call can end. outcome names its item in
+// the list of ApprovalAnswer's doc ("before: " for what happens before the
+// answer is looked at, said in the doc's prose).
+type resumeCase struct {
+	outcome string
+	// resume makes the resumed call, given the fixture and the pending
+	// approval of write_file({"path":"a","content":"x"}) in session "conv".
+	resume  func(t *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result
+	opts    func(o *tool.ApprovalOptions[struct{}], policyDenies *atomic.Bool)
+	want    tool.Status
+	wantErr []error
+	says    string   // in what the model reads, and in the doc's item unless the tool ran
+	also    string   // in what the model reads
+	runs    []string // what ran, in order
+}
+
+func resumeCases() []resumeCase {
+	const args = `{"path":"a","content":"x"}`
+	answer := func(d tool.Decision) func(*testing.T, *fixture, *tool.PendingApproval) *tool.Result {
+		return func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			return f.resume("conv", args, p, d)
+		}
+	}
+	allow := tool.Decision{Kind: tool.DecisionAllowOnce}
+	edit := func(a string) tool.Decision { return tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(a)} }
+	return []resumeCase{
+		{outcome: "Allowed", resume: answer(allow), want: tool.StatusOK, says: "written", runs: []string{"write a x"}},
+		{outcome: "Allowed", resume: func(t *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			tooltest.WantOK(t, f.resume("conv", args, p, tool.Decision{Kind: tool.DecisionAllowAlways}))
+			return f.call("3", "write_file", `{"path":"b","content":"y"}`) // remembered: not asked again
+		}, want: tool.StatusOK, says: "written", runs: []string{"write a x", "write b y"}},
+		{outcome: "Edited", resume: answer(edit(`{"path":"b","content":"y"}`)), want: tool.StatusOK, says: "written", runs: []string{"write b y"}},
+		{outcome: "Edit refused", resume: answer(edit(`{"path":"","content":"y"}`)), want: tool.StatusInvalid,
+			wantErr: []error{new(tool.ArgsError)}, says: "the edit is not valid"},
+		{outcome: "Denied", resume: answer(tool.Decision{Kind: tool.DecisionDeny, Reason: "not that file"}), want: tool.StatusDenied,
+			wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not that file"},
+		{outcome: "Denied", resume: answer(tool.Decision{Kind: tool.DecisionDefer}), want: tool.StatusDenied,
+			wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "no reason given"},
+		{outcome: "Replayed", resume: func(t *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			tooltest.WantOK(t, f.resume("conv", args, p, allow))
+			return f.resume("conv", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState}, says: "its approval answer was already used", runs: []string{"write a x"}},
+		{outcome: "Expired", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			time.Sleep(11 * time.Minute) // past ApprovalOptions.Timeout, 10 minutes by default
+			return f.resume("conv", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, keyring.ErrExpired}, says: "its approval answer came too late"},
+		{outcome: "Other arguments", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			return f.resume("conv", `{"path":"b","content":"x"}`, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, keyring.ErrOtherDigest}, says: "its approval answer was given for other arguments"},
+		{outcome: "Unusable", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			return f.resume("bob", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, keyring.ErrOtherSession}, says: "its approval answer cannot be used"},
+		{outcome: "Unusable", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			p.State = p.State[:len(p.State)-2] + "AA"
+			return f.resume("conv", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, keyring.ErrBadSignature}, says: "its approval answer cannot be used"},
+		{outcome: "Unusable", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			p.State = "AQIDBA" // not a state (a page cursor would be refused alike)
+			return f.resume("conv", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState}, says: "its approval answer cannot be used"},
+		{outcome: "Unchecked", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Store = claimFails{tool.NewMemoryApprovalStore(0)}
+		}, resume: answer(allow), want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState}, says: "its approval answer could not be checked"},
+		{outcome: "Cancelled", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Store = claimWaits{tool.NewMemoryApprovalStore(0)}
+		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { time.Sleep(time.Millisecond); cancel() }() // while the claim waits
+			return f.resumeCtx(ctx, "conv", args, p, allow)
+		}, want: tool.StatusCanceled, wantErr: []error{context.Canceled}, says: "was cancelled while it waited for approval"},
+		{outcome: "before: invalid arguments", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			return f.resume("conv", `{"path":"a"`, p, allow)
+		}, want: tool.StatusInvalid, wantErr: []error{new(tool.ArgsError)}, says: "were cut off"},
+		{outcome: "before: a dry run claims nothing", resume: func(t *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			dry := f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: "conv",
+				DryRun: true, Approval: &tool.ApprovalAnswer{State: p.State, Decision: allow}})
+			tooltest.WantStatus(t, dry, tool.StatusDryRun)
+			return f.resume("conv", args, p, allow) // the state is still good
+		}, want: tool.StatusOK, says: "written", runs: []string{"write a x"}},
+		{outcome: "before: the policy now denies", opts: func(o *tool.ApprovalOptions[struct{}], denies *atomic.Bool) {
+			o.Policy = tool.PolicyFunc(func(in tool.PolicyInput) tool.Verdict {
+				if denies.Load() {
+					return tool.VerdictDeny
+				}
+				return tool.AskForWritesPolicy().Decide(in)
+			})
+		}, resume: answer(allow), want: tool.StatusDenied, wantErr: []error{tool.ErrDenied}, says: "the session's policy does not allow"},
+	}
+}
+
+// claimFails is a store whose claims fail.
+type claimFails struct{ tool.ApprovalStore }
+
+func (claimFails) Claim(context.Context, string, string, time.Time) (bool, error) {
+	return false, errors.New("the store is down")
+}
+
+// claimWaits is a store whose claims wait for the call's context.
+type claimWaits struct{ tool.ApprovalStore }
+
+func (claimWaits) Claim(ctx context.Context, _, _ string, _ time.Time) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// TestResumedApprovalOutcomes makes every outcome of a resumed call that
+// ApprovalAnswer's doc lists, and checks what the doc says of it: its
+// status, its cause, what the model reads, and that nothing else ran.
+func TestResumedApprovalOutcomes(t *testing.T) {
+	const args = `{"path":"a","content":"x"}`
+	doc := approvalAnswerDoc(t)
+	for i, tt := range resumeCases() {
+		t.Run(strconv.Itoa(i)+"_"+tt.outcome, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var denies atomic.Bool
+				opts := tool.ApprovalOptions[struct{}]{}
+				if tt.opts != nil {
+					tt.opts(&opts, &denies)
+				}
+				f := newFixture(t, opts, tooltest.Defer())
+				p := deferred(t, f, args)
+				denies.Store(true)
+				res := tt.resume(t, f, p)
+				tooltest.WantStatus(t, res, tt.want)
+				for _, e := range tt.wantErr {
+					if ae, ok := e.(*tool.ArgsError); ok {
+						assert.ErrorAs(t, res.Err, &ae)
+						continue
+					}
+					assert.ErrorIs(t, res.Err, e)
+				}
+				assert.Contains(t, res.Text(), tt.says)
+				assert.Contains(t, res.Text(), tt.also)
+				if res.Status != tool.StatusOK && !strings.HasPrefix(tt.outcome, "before: ") {
+					assert.Contains(t, res.Text(), "did not run")
+				}
+				assert.Equal(t, tt.runs, f.runs())
+
+				if strings.HasPrefix(tt.outcome, "before: ") {
+					return
+				}
+				item, ok := doc[tt.outcome]
+				require.True(t, ok, "ApprovalAnswer's doc lists no outcome %q", tt.outcome)
+				assert.Contains(t, item, statusName(tt.want), "the doc of %q gives another status", tt.outcome)
+				if len(tt.runs) == 0 {
+					assert.Contains(t, item, tt.says, "the doc of %q does not say what the model reads", tt.outcome)
+				}
+			})
+		})
+	}
+	t.Run("every outcome the doc lists is made", func(t *testing.T) {
+		made := map[string]bool{}
+		for _, tt := range resumeCases() {
+			made[tt.outcome] = true
+		}
+		for outcome := range doc {
+			assert.True(t, made[outcome], "ApprovalAnswer's doc lists %q, which no case makes", outcome)
+		}
+	})
+}
+
+// statusName is the Go name of s, as the doc writes it.
+func statusName(s tool.Status) string {
+	if s == tool.StatusOK {
+		return "StatusOK"
+	}
+	name := ""
+	for _, w := range strings.Split(s.String(), "_") {
+		name += strings.ToUpper(w[:1]) + w[1:]
+	}
+	return "Status" + name
+}
+
+// approvalAnswerDoc reads the list of outcomes in ApprovalAnswer's doc
+// comment: each item's name (before the first colon) and its text.
+func approvalAnswerDoc(t *testing.T) map[string]string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "approval_resume.go", nil, parser.ParseComments)
+	require.NoError(t, err)
+	var text string
+	for _, d := range file.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE && g.Specs[0].(*ast.TypeSpec).Name.Name == "ApprovalAnswer" {
+			text = g.Doc.Text()
+		}
+	}
+	require.NotEmpty(t, text, "no doc comment on ApprovalAnswer")
+	items := map[string]string{}
+	var name string
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "- "):
+			var rest string
+			name, rest, _ = strings.Cut(strings.TrimPrefix(trimmed, "- "), ":")
+			items[name] = rest
+		case name != "" && trimmed != "" && strings.HasPrefix(line, " "):
+			items[name] += " " + trimmed
+		default:
+			name = ""
+		}
+	}
+	require.NotEmpty(t, items, "ApprovalAnswer's doc lists no outcomes")
+	return items
 }

@@ -9,15 +9,59 @@ import (
 	"github.com/toolbelt-go/tool"
 )
 
-// approvalInput is the key of the approval question among a result's
-// input requests (SEP-2322), and so of its answer in the retried call.
-const approvalInput = "approval"
-
-// The answers of the approval form's "decision" field.
+// The approval form: what [Approver] asks the client's user, and what a
+// client answers. A client that answers by script (a test, a bot, a web
+// page of its own) needs only these names.
+//
+// The form is an elicitation in form mode. Before protocol 2026-07-28 it is
+// sent during the call (elicitation/create); from 2026-07-28 on it is the
+// input request under [ApprovalInputKey] of an input-required tools/call
+// result, answered in the retried call's inputResponses under the same
+// key, beside the result's requestState. Its requestedSchema is, with
+// allow_always offered only where it can hold (a call in a session, not an
+// ask-always call):
+//
+//	{
+//	  "type": "object",
+//	  "properties": {
+//	    "decision": {"type": "string", "title": "Decision",
+//	      "enum": ["allow_once", "allow_always", "deny"],
+//	      "enumNames": ["Allow once", "Allow always (this session)", "Deny"]},
+//	    "reason": {"type": "string", "title": "Reason", "maxLength": 1024,
+//	      "description": "Optional: why you deny the call. The model reads it."}
+//	  },
+//	  "required": ["decision"]
+//	}
+//
+// The answer is an elicitation result: action "accept" with content
+// {"decision": "allow_once"} runs the call;
+// {"decision": "deny", "reason": "not that file"} denies it and the model
+// reads the reason. Action "decline" denies it (a reason in the content is
+// passed on); "cancel" denies it as dismissed. Anything else (a decision
+// not among the values, a missing one, another action) denies it too.
 const (
-	answerAllowOnce   = "allow_once"
-	answerAllowAlways = "allow_always"
-	answerDeny        = "deny"
+	// ApprovalInputKey is the key of the approval question among an
+	// input-required result's inputRequests, and of its answer among the
+	// retried call's inputResponses (SEP-2322, protocol 2026-07-28 on).
+	ApprovalInputKey = "approval"
+	// ApprovalFieldDecision names the form's one required field, a string
+	// that is one of [ApprovalAllowOnce], [ApprovalAllowAlways] and
+	// [ApprovalDeny].
+	ApprovalFieldDecision = "decision"
+	// ApprovalFieldReason names the form's optional string field: why the
+	// user denies the call. The model reads it, escaped; at most 1,024
+	// bytes of it are kept.
+	ApprovalFieldReason = "reason"
+
+	// ApprovalAllowOnce runs this call.
+	ApprovalAllowOnce = "allow_once"
+	// ApprovalAllowAlways runs this call and, for the rest of the session,
+	// the calls to this tool that the same answer covers
+	// ([tool.DecisionAllowAlways]). It is offered only where it can hold;
+	// sent where it was not offered, it allows this call once.
+	ApprovalAllowAlways = "allow_always"
+	// ApprovalDeny does not run the call; the model reads the reason.
+	ApprovalDeny = "deny"
 )
 
 // maxFormMessage bounds the text of the approval question: a diff of a
@@ -35,15 +79,15 @@ const maxReason = 1 << 10
 // renders: a flat object of a string enum (with enumNames, the form that
 // protocol versions before 2025-11-25 know) and a string.
 func approvalForm(ar tool.ApprovalRequest) *sdk.ElicitParams {
-	values := []any{answerAllowOnce}
+	values := []any{ApprovalAllowOnce}
 	names := []any{"Allow once"}
 	// "Allow always" is offered only where it can hold: the core remembers
 	// nothing for a call without a session, nor for ask-always calls.
 	if ar.Session != "" && ar.Requirement.Mode != tool.RequireAskAlways {
-		values = append(values, answerAllowAlways)
+		values = append(values, ApprovalAllowAlways)
 		names = append(names, "Allow always (this session)")
 	}
-	values = append(values, answerDeny)
+	values = append(values, ApprovalDeny)
 	names = append(names, "Deny")
 	return &sdk.ElicitParams{
 		Mode:    "form",
@@ -51,20 +95,20 @@ func approvalForm(ar tool.ApprovalRequest) *sdk.ElicitParams {
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"decision": map[string]any{
+				ApprovalFieldDecision: map[string]any{
 					"type":      "string",
 					"title":     "Decision",
 					"enum":      values,
 					"enumNames": names,
 				},
-				"reason": map[string]any{
+				ApprovalFieldReason: map[string]any{
 					"type":        "string",
 					"title":       "Reason",
 					"description": "Optional: why you deny the call. The model reads it.",
 					"maxLength":   maxReason,
 				},
 			},
-			"required": []any{"decision"},
+			"required": []any{ApprovalFieldDecision},
 		},
 	}
 }
@@ -133,31 +177,37 @@ func decisionFrom(res *sdk.ElicitResult) tool.Decision {
 	default:
 		return tool.Decision{Kind: tool.DecisionDeny, Reason: "the client answered the approval question with an unknown action"}
 	}
-	d, _ := res.Content["decision"].(string)
+	d, _ := res.Content[ApprovalFieldDecision].(string)
 	switch d {
-	case answerAllowOnce:
+	case ApprovalAllowOnce:
 		return tool.Decision{Kind: tool.DecisionAllowOnce}
-	case answerAllowAlways:
+	case ApprovalAllowAlways:
 		// The core keeps "always" only where it applies (a session, not an
 		// ask-always call), so an answer the form did not offer cannot
 		// allow more than once.
 		return tool.Decision{Kind: tool.DecisionAllowAlways}
-	case answerDeny:
-		return tool.Decision{Kind: tool.DecisionDeny, Reason: withReason("the user denied it", res.Content)}
+	case ApprovalDeny:
+		// The core tells the model "the user said: " and the reason, or
+		// that none was given.
+		return tool.Decision{Kind: tool.DecisionDeny, Reason: reason(res.Content)}
 	default:
 		return tool.Decision{Kind: tool.DecisionDeny, Reason: "the client's answer to the approval question had no valid decision"}
 	}
 }
 
-// withReason appends the reason the person typed, if any, cut to
-// maxReason. The core escapes it before the model reads it.
+// withReason appends the reason the person typed, if any.
 func withReason(base string, content map[string]any) string {
-	r, _ := content["reason"].(string)
-	r = strings.TrimSpace(r)
-	if r == "" {
-		return base
+	if r := reason(content); r != "" {
+		return base + ": " + r
 	}
-	return base + ": " + cut(r, maxReason)
+	return base
+}
+
+// reason is the reason the person typed, trimmed and cut to maxReason. The
+// core escapes it before the model reads it.
+func reason(content map[string]any) string {
+	r, _ := content[ApprovalFieldReason].(string)
+	return cut(strings.TrimSpace(r), maxReason)
 }
 
 // cut returns s cut to at most max bytes on a character boundary, with an

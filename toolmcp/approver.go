@@ -33,15 +33,19 @@ type ApproverOptions struct {
 //
 //	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{Approver: toolmcp.Approver(nil)}))
 //
-// How it asks depends on the protocol version the client speaks. Before
-// 2026-07-28 it sends an elicitation during the call (a form: allow once,
-// allow always, deny, and an optional reason) and waits for the answer,
-// within the approval timeout. From 2026-07-28 on a server may not send
-// requests of its own during a call, so it defers ([tool.DecisionDefer]):
-// the tools/call result carries the same form as an input request and
-// the call's signed state as requestState, and the client's retry with
-// the answer resumes the call, on any replica that shares the registry's
-// keyring (see [AddTools]).
+// It asks with the approval form: a required field [ApprovalFieldDecision]
+// whose value is [ApprovalAllowOnce], [ApprovalAllowAlways] or
+// [ApprovalDeny], and an optional [ApprovalFieldReason] (the schema is
+// shown with [ApprovalInputKey]). How it asks depends on the protocol
+// version the client speaks. Before 2026-07-28 it sends the form as an
+// elicitation during the call and waits for the answer, within the
+// approval timeout. From 2026-07-28 on a server may not send requests of
+// its own during a call, so it defers ([tool.DecisionDefer]): the
+// tools/call result carries the same form as the input request
+// [ApprovalInputKey] and the call's signed state as requestState, and the
+// client's retry with the answer resumes the call, on any replica that
+// shares the registry's keyring (see [AddTools] for what each outcome of
+// the retry is).
 //
 // It fails closed: a client without the elicitation capability, a
 // transport that cannot carry the question, an error, a decline, a

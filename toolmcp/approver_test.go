@@ -214,7 +214,7 @@ func TestApprovalAllowAlwaysNotOfferedWithoutSession(t *testing.T) {
 	call(t, cs, "write_note", `{"text":"one"}`)
 	schema := el.asked[0].RequestedSchema.(map[string]any)
 	enum := schema["properties"].(map[string]any)["decision"].(map[string]any)["enum"]
-	if strings.Contains(strings.Join(toStrings(enum), ","), answerAllowAlways) {
+	if strings.Contains(strings.Join(toStrings(enum), ","), ApprovalAllowAlways) {
 		t.Errorf("allow_always offered where nothing can be remembered: %v", enum)
 	}
 }
@@ -232,7 +232,7 @@ func toStrings(v any) []string {
 func mrtrCall(cs *sdk.ClientSession, args string, answer *sdk.ElicitResult, state string) (*sdk.CallToolResult, error) {
 	p := &sdk.CallToolParams{Name: "write_note", Arguments: rawArgs(args), RequestState: state}
 	if answer != nil {
-		p.InputResponses = sdk.InputResponseMap{approvalInput: answer}
+		p.InputResponses = sdk.InputResponseMap{ApprovalInputKey: answer}
 	}
 	return cs.CallTool(context.Background(), p)
 }
@@ -255,7 +255,7 @@ func firstRound(t *testing.T, cs *sdk.ClientSession, args string) string {
 	if !res.NeedsInput() || res.RequestState == "" {
 		t.Fatalf("want an input-required result with requestState, got %+v", res)
 	}
-	ep, ok := res.InputRequests[approvalInput].(*sdk.ElicitParams)
+	ep, ok := res.InputRequests[ApprovalInputKey].(*sdk.ElicitParams)
 	if !ok || !strings.Contains(ep.Message, "write_note") {
 		t.Fatalf("input requests: %#v", res.InputRequests)
 	}

@@ -32,6 +32,19 @@
 // from a state signed with the registry's keyring. [RequestFromContext]
 // gives a tool the MCP request it serves.
 //
+// # The approval form
+//
+// A client that answers approvals by script needs the form's names, which
+// are exported: the answer to the question is an elicitation result with
+// action "accept" and content {[ApprovalFieldDecision]: one of
+// [ApprovalAllowOnce], [ApprovalAllowAlways], [ApprovalDeny]}, plus an
+// optional [ApprovalFieldReason] the model reads with a deny. From protocol
+// 2026-07-28 on the question is the input request [ApprovalInputKey] of an
+// input-required result, and the answer goes back under the same key with
+// the result's requestState. The doc of these names shows the form's schema;
+// ExampleApprover is a scripted client; docs/approval.md has both, and
+// what each way a resumed call can end looks like to the client.
+//
 // # Serving over HTTP
 //
 // [NewHTTPHandler] serves the same server over streamable HTTP, with

@@ -194,3 +194,46 @@ func ExampleSessionID() {
 	// buy milk; fix the bike
 	// notebooks left: 1
 }
+
+// A client that answers approval questions by script (a test, a bot): its
+// elicitation handler reads the form's fields by the names toolmcp
+// exports. With protocol 2026-07-28 the SDK's client passes the input
+// request under toolmcp.ApprovalInputKey to the same handler and retries
+// the call with the answer.
+func ExampleApprover() {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "note", Description: "Write a note.", Safety: tool.SafetyMutating},
+		func(_ context.Context, in NoteArgs) (string, error) { return "noted: " + in.Text, nil }))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: toolmcp.Approver(nil)}))
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1.0.0"}, nil)
+	toolmcp.AddTools(server, reg, nil)
+
+	// The script: allow notes about milk, deny the rest with a reason.
+	answer := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if strings.Contains(req.Params.Message, "milk") {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{
+				toolmcp.ApprovalFieldDecision: toolmcp.ApprovalAllowOnce}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{
+			toolmcp.ApprovalFieldDecision: toolmcp.ApprovalDeny,
+			toolmcp.ApprovalFieldReason:   "only notes about milk"}}, nil
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, _ := server.Connect(ctx, st, nil)
+		cs, _ := mcp.NewClient(&mcp.Implementation{Name: "script", Version: "v1.0.0"}, &mcp.ClientOptions{ElicitationHandler: answer}).
+			Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		for _, text := range []string{"buy milk", "sell the car"} {
+			res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "note", Arguments: NoteArgs{Text: text}})
+			fmt.Println(version, res.IsError, res.Content[0].(*mcp.TextContent).Text)
+		}
+		cs.Close()
+		ss.Wait()
+	}
+	// Output:
+	// 2025-11-25 false noted: buy milk
+	// 2025-11-25 true The call to note was not allowed to run: the user said: only notes about milk. It did not run. Do not repeat it unchanged; change the approach or ask the user.
+	// 2026-07-28 false noted: buy milk
+	// 2026-07-28 true The call to note was not allowed to run: the user said: only notes about milk. It did not run. Do not repeat it unchanged; change the approach or ask the user.
+}

@@ -35,12 +35,12 @@ func FuzzApprovalAnswer(f *testing.F) {
 		if err := json.Unmarshal(b, &m); err != nil {
 			return
 		}
-		res, _ := m[approvalInput].(*sdk.ElicitResult)
+		res, _ := m[ApprovalInputKey].(*sdk.ElicitResult)
 		d := decisionFrom(res)
 		allows := d.Kind == tool.DecisionAllowOnce || d.Kind == tool.DecisionAllowAlways
 		if allows {
 			dec, _ := res.Content["decision"].(string)
-			if res.Action != "accept" || (dec != answerAllowOnce && dec != answerAllowAlways) {
+			if res.Action != "accept" || (dec != ApprovalAllowOnce && dec != ApprovalAllowAlways) {
 				t.Fatalf("%s allowed the call", b)
 			}
 		}

@@ -69,9 +69,15 @@ type Options[C any] struct {
 //   - a call the approval middleware deferred ([tool.DecisionDefer], as
 //     [Approver] does for clients on protocol 2026-07-28) ends as an
 //     input-required result whose requestState is the call's signed
-//     state, and the client's retry carrying the answer resumes it; a
-//     requestState that is altered, expired, replayed or for another call
-//     is a protocol error (invalid params), and nothing runs.
+//     state and whose input request [ApprovalInputKey] is the approval
+//     form; the client's retry carrying the answer under the same key
+//     resumes it, and ends as [tool.ApprovalAnswer] lists. An outcome the
+//     model reads (allowed, edited, denied, cancelled) is a tools/call
+//     result like any other; a requestState the registry refuses
+//     ([tool.ErrApprovalState]: replayed, expired, for other arguments,
+//     unusable, or unchecked because the approval store failed) is a
+//     protocol error, invalid params (-32602) whose message says why, and
+//     nothing runs. A retry without an answer is asked again.
 //
 // The returned function stops following reg and removes the tools from
 // server. AddTools is safe to call while server is serving.
@@ -254,7 +260,7 @@ func (s *served[C]) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 		// A retry without the answer is asked again (a new input request)
 		// rather than denied: SEP-2322 has the server re-request missing
 		// input, and the unanswered state is simply never used.
-		if ans, ok := p.InputResponses[approvalInput].(*sdk.ElicitResult); ok {
+		if ans, ok := p.InputResponses[ApprovalInputKey].(*sdk.ElicitResult); ok {
 			treq.Approval = &tool.ApprovalAnswer{State: p.RequestState, Decision: decisionFrom(ans)}
 		}
 	}
@@ -278,7 +284,7 @@ func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result, declared bool)
 	switch {
 	case res.Status == tool.StatusAwaitingApproval && res.Pending != nil && multiRoundTrip(req):
 		return &sdk.CallToolResult{
-			InputRequests: sdk.InputRequestMap{approvalInput: approvalForm(res.Pending.Request)},
+			InputRequests: sdk.InputRequestMap{ApprovalInputKey: approvalForm(res.Pending.Request)},
 			RequestState:  res.Pending.State,
 		}, nil
 	case res.Status == tool.StatusDenied && errors.Is(res.Err, tool.ErrApprovalState):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 	"github.com/toolbelt-go/tool/workspace"
 )
@@ -63,7 +64,7 @@ func newProject(t testing.TB, opts *codetools.Options) *project {
 		opts = &codetools.Options{}
 	}
 	if opts.Env == nil {
-		opts.Env = tooltest.TrackProcesses(t)
+		opts.Env = tooltest.TrackProcesses(t, append(process.MinimalEnv(), "TERM=dumb", "NO_COLOR=1")) // what the toolset gives by default
 	}
 	p.ts = codetools.New(ws, opts)
 	p.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})

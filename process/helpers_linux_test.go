@@ -19,7 +19,7 @@ import (
 
 // marked returns an environment whose mark tooltest checks: no process
 // carrying it may outlive the test.
-func marked(t *testing.T) []string { return tooltest.TrackProcesses(t) }
+func marked(t *testing.T) []string { return tooltest.TrackProcesses(t, nil) }
 
 // need skips a test whose script uses a program this machine lacks.
 func need(t testing.TB, programs ...string) {

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestRun(t *testing.T) {
-	env := tooltest.TrackProcesses(t) // fails the test if the server or its helper outlives it
+	env := tooltest.TrackProcesses(t, os.Environ()) // as main passes; fails the test if the server or its helper outlives it
 	var out bytes.Buffer
 	pid, err := run(context.Background(), &out, nil, env)
 	if err != nil {

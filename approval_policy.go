@@ -90,6 +90,23 @@ func ReadOnlyPolicy() Policy {
 	})
 }
 
+// DenyDestructivePolicy denies destructive calls and decides the others as
+// [AskForWritesPolicy] does (reads run, writes are asked about): what a
+// coding agent usually wants, where deleting is never worth a question. A
+// call is destructive by its class for these arguments (a [Classifier]'s
+// answer, so a shell tool's "rm -rf build" is denied while its "ls" runs),
+// whatever its tier or requirement: RequireAuto and TierObserve do not let
+// a destructive call through.
+func DenyDestructivePolicy() Policy {
+	ask := AskForWritesPolicy()
+	return PolicyFunc(func(in PolicyInput) Verdict {
+		if in.Safety == SafetyDestructive {
+			return VerdictDeny
+		}
+		return ask.Decide(in)
+	})
+}
+
 // AllowAllPolicy runs every call without asking, ask-always requirements
 // included. For sandboxes and trusted automation only.
 func AllowAllPolicy() Policy {

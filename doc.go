@@ -58,8 +58,10 @@
 //
 // [Approval] is the middleware that asks before a call changes anything:
 // a [Policy] decides from the call's [Safety] class, [Tier] and
-// [Requirement]; an [Approver] is shown a [Preview] and answers; what runs
-// is bound to what was approved. An [Observer] in [RegistryOptions]
+// [Requirement] ([AskForWritesPolicy] by default; [DenyDestructivePolicy]
+// refuses deleting outright); an [Approver] is shown a [Preview] and
+// answers, now or later ([ApprovalAnswer]); what runs is bound to what was
+// approved. An [Observer] in [RegistryOptions]
 // receives each call's events in order ([ReportProgress] adds progress),
 // and [Registry.CallBatch] runs one model turn's calls, read-only ones in
 // parallel.

@@ -119,6 +119,48 @@ func ExampleAskForWritesPolicy() {
 	// read_file read-only -> ask | non-interactive -> deny
 }
 
+// A coding agent's usual policy: reads run, writes are asked about, and
+// deleting is refused without asking. The class is per call, so one shell
+// tool's commands land on all three.
+func ExampleDenyDestructivePolicy() {
+	type ShellArgs struct {
+		Command string `json:"command"`
+	}
+	shell := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command."},
+		func(_ context.Context, in ShellArgs) (string, error) { return "ran " + in.Command, nil }),
+		tool.ApprovalHooks[ShellArgs]{Classify: func(in ShellArgs) tool.Safety {
+			switch strings.Fields(in.Command)[0] {
+			case "ls", "cat":
+				return tool.SafetyReadOnly
+			case "rm":
+				return tool.SafetyDestructive
+			}
+			return tool.SafetyMutating
+		}})
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(shell)
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{
+		Policy: tool.DenyDestructivePolicy(),
+		Approver: tool.ApproverFunc(func(_ context.Context, ar tool.ApprovalRequest) (tool.Decision, error) {
+			fmt.Println("  asked about", ar.ArgsText)
+			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
+		}),
+	}))
+	for _, command := range []string{"ls", "go test ./...", "rm -rf build"} {
+		fmt.Println(command)
+		res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: "shell", Args: []byte(`{"command":"` + command + `"}`)})
+		fmt.Println("  ->", res.Status, res.Text())
+	}
+	// Output:
+	// ls
+	//   -> ok ran ls
+	// go test ./...
+	//   asked about {"command":"go test ./..."}
+	//   -> ok ran go test ./...
+	// rm -rf build
+	//   -> denied The call to shell was not allowed to run: the session's policy does not allow destructive calls to this tool. It did not run. Do not repeat it unchanged; change the approach or ask the user.
+}
+
 // An approver sees the validated arguments and a preview, and decides.
 func ExampleApproval() {
 	type args struct {

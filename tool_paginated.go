@@ -53,58 +53,95 @@ type Paged[Out any] struct {
 // page_size, and an expiry. On the next call preflight verifies the cursor
 // (preflight_cursor.go) and hands fn the state back; a forged, altered, expired or
 // foreign cursor is refused with a message that tells the model to start
-// again without one. In must embed [PageArgs].
+// again without one. In must embed [PageArgs]. [NewPaginatedFor] is the
+// same for a tool that reads the host's per-call state.
 func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in In, page Page) (Out, []byte, error)) AnyTool {
-	var err error
-	if _, ok := any(new(In)).(interface{ pageArgs() *PageArgs }); !ok {
-		err = fmt.Errorf("the argument type %v must embed tool.PageArgs to be paginated", reflect.TypeFor[In]())
-	}
 	inner := New(def, func(ctx context.Context, in In) (Paged[Out], error) {
-		ps, _ := ctx.Value(pageKey{}).(*pageScope)
-		pa := any(&in).(interface{ pageArgs() *PageArgs }).pageArgs()
-		if ps == nil {
-			if pa.Cursor != "" {
-				return Paged[Out]{}, errors.New("tool: a cursor reached a paginated tool outside the pipeline")
-			}
-			ps = &pageScope{}
+		return nextPage(ctx, &in, func(p Page) (Out, []byte, error) { return fn(ctx, in, p) })
+	})
+	return &paginated{AnyTool: inner, err: checkPageArgs[In]()}
+}
+
+// NewPaginatedFor is [NewPaginated] for a tool that uses the host's
+// per-call state: fn also receives the [*Call], whose State field holds it.
+// The state is not part of what a cursor is bound to: a cursor holds for
+// the same tool, session and arguments, whatever State the next call has.
+func NewPaginatedFor[C, In, Out any](def Definition, fn func(ctx context.Context, call *Call[C], in In, page Page) (Out, []byte, error)) Tool[C] {
+	inner := NewFor(def, func(ctx context.Context, call *Call[C], in In) (Paged[Out], error) {
+		return nextPage(ctx, &in, func(p Page) (Out, []byte, error) { return fn(ctx, call, in, p) })
+	})
+	return &paginatedFor[C]{Tool: inner, err: checkPageArgs[In]()}
+}
+
+// checkPageArgs is the registration error of a paginated tool whose
+// argument type does not embed PageArgs.
+func checkPageArgs[In any]() error {
+	if _, ok := any(new(In)).(interface{ pageArgs() *PageArgs }); !ok {
+		return fmt.Errorf("the argument type %v must embed tool.PageArgs to be paginated", reflect.TypeFor[In]())
+	}
+	return nil
+}
+
+// nextPage runs one page of a paginated tool: page gets the verified state
+// of the model's cursor and the page size, and the state it returns for
+// the next page is signed into next_cursor.
+func nextPage[In, Out any](ctx context.Context, in *In, page func(Page) (Out, []byte, error)) (Paged[Out], error) {
+	ps, _ := ctx.Value(pageKey{}).(*pageScope)
+	pa := any(in).(interface{ pageArgs() *PageArgs }).pageArgs()
+	if ps == nil {
+		if pa.Cursor != "" {
+			return Paged[Out]{}, errors.New("tool: a cursor reached a paginated tool outside the pipeline")
 		}
-		out, next, err := fn(ctx, in, Page{State: ps.state, Size: pa.PageSize})
+		ps = &pageScope{}
+	}
+	out, next, err := page(Page{State: ps.state, Size: pa.PageSize})
+	if err != nil {
+		return Paged[Out]{}, err
+	}
+	p := Paged[Out]{Results: out}
+	if next != nil && ps.session == "" && ps.keyring != nil {
+		p.Note = noPagesNote
+		return p, nil
+	}
+	if next != nil {
+		if ps.keyring == nil {
+			return Paged[Out]{}, errors.New("tool: a paginated tool ran outside the pipeline and cannot sign its next page")
+		}
+		c, err := ps.keyring.Sign(keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash, State: next})
 		if err != nil {
 			return Paged[Out]{}, err
 		}
-		p := Paged[Out]{Results: out}
-		if next != nil && ps.session == "" && ps.keyring != nil {
-			p.Note = noPagesNote
-			return p, nil
-		}
-		if next != nil {
-			if ps.keyring == nil {
-				return Paged[Out]{}, errors.New("tool: a paginated tool ran outside the pipeline and cannot sign its next page")
-			}
-			c, err := ps.keyring.Sign(keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash, State: next})
-			if err != nil {
-				return Paged[Out]{}, err
-			}
-			p.NextCursor = c
-		}
-		return p, nil
-	})
-	return &paginated{AnyTool: inner, err: err}
-}
-
-type paginated struct {
-	AnyTool
-	err error
-}
-
-func (p *paginated) Unwrap() any  { return p.AnyTool }
-func (p *paginated) isPaginated() {}
-
-func (p *paginated) CheckDefinition() error {
-	if p.err != nil {
-		return p.err
+		p.NextCursor = c
 	}
-	if cc, ok := As[DefinitionChecker](p.AnyTool); ok {
+	return p, nil
+}
+
+// paginated and paginatedFor mark a tool as paginated (preflight checks
+// its cursor) and carry the registration error of its argument type.
+type (
+	paginated struct {
+		AnyTool
+		err error
+	}
+	paginatedFor[C any] struct {
+		Tool[C]
+		err error
+	}
+)
+
+func (p *paginated) Unwrap() any            { return p.AnyTool }
+func (p *paginated) isPaginated()           {}
+func (p *paginated) CheckDefinition() error { return checkPaginated(p.AnyTool, p.err) }
+
+func (p *paginatedFor[C]) Unwrap() any            { return p.Tool }
+func (p *paginatedFor[C]) isPaginated()           {}
+func (p *paginatedFor[C]) CheckDefinition() error { return checkPaginated(p.Tool, p.err) }
+
+func checkPaginated(inner any, err error) error {
+	if err != nil {
+		return err
+	}
+	if cc, ok := As[DefinitionChecker](inner); ok {
 		return cc.CheckDefinition()
 	}
 	return nil

@@ -1,6 +1,7 @@
 package tool_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -106,4 +107,98 @@ func TestNoSessionNoCursors(t *testing.T) {
 	_, res = page(t, r, "", withCursor(`{"dir":"src"}`, withSession.NextCursor))
 	tooltest.WantStatus(t, res, tool.StatusInvalid)
 	assert.Contains(t, res.Text(), "cannot be used in this conversation")
+}
+
+// shelf is a host's per-call state: the books a paginated tool lists.
+type shelf struct{ books []string }
+
+// shelfLister pages through the books of the call's state, two at a time
+// unless page_size says otherwise; its state is the offset.
+func shelfLister() tool.Tool[*shelf] {
+	return tool.NewPaginatedFor(tool.Definition{Name: "books", Description: "Lists the books on the shelf.", Safety: tool.SafetyReadOnly},
+		func(_ context.Context, call *tool.Call[*shelf], in struct {
+			Prefix string `json:"prefix,omitempty"`
+			tool.PageArgs
+		}, page tool.Page) ([]string, []byte, error) {
+			off := 0
+			if page.State != nil {
+				off = int(binary.BigEndian.Uint32(page.State))
+			}
+			size := cmp.Or(page.Size, 2)
+			var out []string
+			for _, b := range call.State.books[min(off, len(call.State.books)):] {
+				if len(out) == size {
+					return out, binary.BigEndian.AppendUint32(nil, uint32(off+size)), nil
+				}
+				if strings.HasPrefix(b, in.Prefix) {
+					out = append(out, b)
+				}
+			}
+			return out, nil, nil
+		})
+}
+
+func TestPaginatedFor(t *testing.T) {
+	home := &shelf{books: []string{"Dune", "Emma", "Ivanhoe", "Kim", "Ulysses"}}
+	reg := tool.NewRegistry[*shelf](nil)
+	require.NoError(t, reg.Add(shelfLister()))
+	call := func(s *shelf, session, args string) (pageOut, *tool.Result) {
+		t.Helper()
+		res := reg.Call(context.Background(), s, tool.Request{Name: "books", Args: []byte(args), Session: session})
+		var p pageOut
+		if res.Status == tool.StatusOK {
+			require.NoError(t, json.Unmarshal([]byte(res.Text()), &p), res.Text())
+		}
+		return p, res
+	}
+
+	t.Run("pages through the call's state", func(t *testing.T) {
+		var all []string
+		args := `{}`
+		for range 5 {
+			p, res := call(home, "s1", args)
+			tooltest.WantOK(t, res)
+			all = append(all, p.Results...)
+			if p.NextCursor == "" {
+				break
+			}
+			args = `{"cursor":"` + p.NextCursor + `"}`
+		}
+		assert.Equal(t, home.books, all)
+	})
+	t.Run("the cursor is bound to tool, session and arguments, not to the state", func(t *testing.T) {
+		p1, _ := call(home, "s1", `{}`)
+		require.NotEmpty(t, p1.NextCursor)
+		other := &shelf{books: []string{"A", "B", "C", "D"}}
+		next := `{"cursor":"` + p1.NextCursor + `"}`
+		p2, res := call(other, "s1", next)
+		tooltest.WantOK(t, res)
+		assert.Equal(t, []string{"C", "D"}, p2.Results, "the next page of the state the call has")
+		_, res = call(home, "s2", next)
+		tooltest.WantStatus(t, res, tool.StatusInvalid)
+		_, res = call(home, "s1", withCursor(`{"prefix":"K"}`, p1.NextCursor))
+		tooltest.WantStatus(t, res, tool.StatusInvalid)
+		_, res = call(home, "s1", `{"cursor":"AQ-invented"}`)
+		tooltest.WantStatus(t, res, tool.StatusInvalid)
+		assert.Contains(t, res.Text(), "without a cursor")
+	})
+	t.Run("no session, no cursor", func(t *testing.T) {
+		p, res := call(home, "", `{}`)
+		tooltest.WantOK(t, res)
+		assert.Empty(t, p.NextCursor)
+		assert.Contains(t, res.Text(), "narrow the request")
+	})
+	t.Run("wrapped, it is still paginated", func(t *testing.T) {
+		r := tool.NewRegistry[*shelf](nil)
+		require.NoError(t, r.Add(tool.Wrap(shelfLister())))
+		res := r.Call(context.Background(), home, tool.Request{Name: "books", Args: []byte(`{"cursor":"AQ-invented"}`), Session: "s1"})
+		tooltest.WantStatus(t, res, tool.StatusInvalid)
+	})
+	t.Run("the argument type must embed PageArgs", func(t *testing.T) {
+		bad := tool.NewPaginatedFor(tool.Definition{Name: "bad", Description: "No PageArgs."},
+			func(context.Context, *tool.Call[*shelf], struct{ Dir string }, tool.Page) (string, []byte, error) {
+				return "", nil, nil
+			})
+		assert.ErrorContains(t, tool.NewRegistry[*shelf](nil).Add(bad), "must embed tool.PageArgs")
+	})
 }

@@ -161,7 +161,7 @@ func (pf *preflight) run(ctx context.Context, rt *runtimeConfig, name string, ra
 	if pf.prep != nil {
 		var err error
 		if prepared, err = pf.prep.prepare(v); err != nil {
-			return nil, nil, invalidResult(pf.args.checkError(err, v))
+			return nil, nil, invalidResult(pf.args.checkError(err))
 		}
 	}
 	if res := pf.ownChecks(ctx, rt, name, prepared, func() any { return v }); res != nil {
@@ -174,13 +174,13 @@ func (pf *preflight) run(ctx context.Context, rt *runtimeConfig, name string, ra
 // ArgsValidator, each as a bounded hook.
 func (pf *preflight) ownChecks(ctx context.Context, rt *runtimeConfig, name string, prepared any, tree func() any) *Result {
 	if vd, ok := prepared.(interface{ Validate() error }); ok {
-		if res := pf.hookCheck(ctx, rt, name, tree, vd.Validate); res != nil {
+		if res := pf.hookCheck(ctx, rt, name, vd.Validate); res != nil {
 			return res
 		}
 	}
 	if pf.validator != nil {
 		validator, v := pf.validator, tree()
-		if res := pf.hookCheck(ctx, rt, name, func() any { return v }, func() error { return validator.ValidateArgs(v) }); res != nil {
+		if res := pf.hookCheck(ctx, rt, name, func() error { return validator.ValidateArgs(v) }); res != nil {
 			return res
 		}
 	}
@@ -203,7 +203,7 @@ func (pf *preflight) tree(raw json.RawMessage) any {
 // argument type's Validate method) as a bounded hook. A check that fails
 // makes the arguments invalid; one that panics or does not answer in time
 // means the tool does not run, and the model is told it was not its fault.
-func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name string, tree func() any, check func() error) *Result {
+func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name string, check func() error) *Result {
 	err, outcome := callHook(ctx, rt, func(context.Context) error { return check() })
 	switch outcome {
 	case hookPanicked:
@@ -215,7 +215,7 @@ func (pf *preflight) hookCheck(ctx context.Context, rt *runtimeConfig, name stri
 		return hookTimeoutResult(name)
 	}
 	if err != nil {
-		return invalidResult(pf.args.checkError(err, tree()))
+		return invalidResult(pf.args.checkError(err))
 	}
 	return nil
 }

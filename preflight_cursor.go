@@ -41,11 +41,11 @@ func checkCursor[C any](call *Call[C]) *Result {
 		if call.Session == "" {
 			// No conversation, no cursor: one from another caller must
 			// not be honoured, and none was issued to this one.
-			return invalidResult(args.fail([]Problem{cursorProblem(call.Name, nil)}, 1, false, nil, fmt.Errorf("%w: %w", ErrCursorRefused, keyring.ErrOtherSession)))
+			return invalidResult(args.refuse([]Problem{cursorProblem(call.Name, nil)}, fmt.Errorf("%w: %w", ErrCursorRefused, keyring.ErrOtherSession)))
 		}
 		state, err := ps.keyring.Verify(c, keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash})
 		if err != nil {
-			return invalidResult(args.fail([]Problem{cursorProblem(call.Name, err)}, 1, false, nil, fmt.Errorf("%w: %w", ErrCursorRefused, err)))
+			return invalidResult(args.refuse([]Problem{cursorProblem(call.Name, err)}, fmt.Errorf("%w: %w", ErrCursorRefused, err)))
 		}
 		ps.state = state
 	}

@@ -1,12 +1,17 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
+	"strings"
 
+	"github.com/toolbelt-go/tool/internal/canon"
 	"github.com/toolbelt-go/tool/internal/decode"
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 	"github.com/toolbelt-go/tool/internal/text"
 )
 
@@ -19,7 +24,7 @@ type ArgsError struct {
 	Total     int
 	Truncated bool     // the arguments were cut off mid-document
 	Required  []string // the required top-level keys
-	Example   string   // a corrected example of the arguments, from the schema
+	Example   string   // the expected shape, from the schema; empty when it could only repeat what was sent
 	Cause     error    // a schema validator failure or an ArgsValidator error
 	text      string
 }
@@ -47,19 +52,98 @@ const (
 	maxCheckBytes = 512
 )
 
-// fail builds the error, with the text the model is told (argsText).
+// fail builds the error of arguments the schema refused, with the text
+// the model is told (argsText) and the expected shape (example).
 func (a *argsSchema) fail(problems []Problem, total int, truncated bool, sent any, cause error) *ArgsError {
 	e := &ArgsError{Tool: a.tool, Problems: problems, Total: total, Truncated: truncated, Cause: cause}
 	if a.schema != nil {
 		e.Required = a.schema.Root().Required
-		e.Example = a.schema.Skeleton(sent, maxExample)
+		e.Example = a.example(sent, problems)
 	}
 	e.text = argsText(e)
 	return e
 }
 
-// checkError turns an ArgsValidator or Validate() error into an ArgsError.
-func (a *argsSchema) checkError(err error, sent any) *ArgsError {
+// refuse builds the error of arguments the schema accepted and something
+// else refused: the tool's own check, a cursor. It shows no expected
+// shape: the schema's shape is the arguments sent, which already passed
+// it, so it could only repeat them; the check's message says what to fix.
+func (a *argsSchema) refuse(problems []Problem, cause error) *ArgsError {
+	e := &ArgsError{Tool: a.tool, Problems: problems, Total: len(problems), Cause: cause}
+	if a.schema != nil {
+		e.Required = a.schema.Root().Required
+	}
+	e.text = argsText(e)
+	return e
+}
+
+// example is the expected shape shown with arguments the schema refused:
+// the keys that were sent and those required, the missing ones the
+// problems name included, each with a value that the schema suggests.
+// It is empty when the schema gives nothing to show, and when it would be
+// the arguments that were sent: a hint that repeats what failed is worse
+// than none.
+func (a *argsSchema) example(sent any, problems []Problem) string {
+	ex := a.schema.Skeleton(withMissing(sent, problems), maxExample)
+	if ex == "" || sent == nil {
+		return ex
+	}
+	if v, perr := parseArgs([]byte(ex), a.limits); perr == nil && bytes.Equal(canon.Encode(v), canon.Encode(sent)) {
+		return ""
+	}
+	return ex
+}
+
+// withMissing returns sent with a null at every key a problem says is
+// missing, so that the shape shows them: a key a "required" problem names
+// (one an if/then, a dependentRequired or a nested object requires, which
+// the root's required list does not name), and the key suggested for an
+// unknown one. sent is not changed: the objects on the way are copied.
+func withMissing(sent any, problems []Problem) any {
+	for _, p := range problems {
+		tokens := strings.Split(p.Pointer, "/")[1:]
+		switch {
+		case p.Code == "required" && len(tokens) > 0:
+		case p.Code == "unknown_key" && p.Suggestion != "" && len(tokens) > 0:
+			tokens[len(tokens)-1] = jsonparse.EscapePointerToken(p.Suggestion)
+		default:
+			continue
+		}
+		for i, t := range tokens {
+			tokens[i] = jsonparse.UnescapePointerToken(t)
+		}
+		if out, ok := setMissing(sent, tokens); ok {
+			sent = out
+		}
+	}
+	return sent
+}
+
+// setMissing returns a copy of v, an object, with a null at the path
+// tokens, and reports whether the path led through objects only.
+func setMissing(v any, tokens []string) (any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || len(tokens) == 0 {
+		return nil, false
+	}
+	out := maps.Clone(m)
+	if len(tokens) == 1 {
+		if _, ok := out[tokens[0]]; !ok {
+			out[tokens[0]] = nil
+		}
+		return out, true
+	}
+	child, ok := setMissing(m[tokens[0]], tokens[1:])
+	if !ok {
+		return nil, false
+	}
+	out[tokens[0]] = child
+	return out, true
+}
+
+// checkError turns an ArgsValidator or Validate() error, or an error of
+// the typed tool's decoding, into an ArgsError.
+func (a *argsSchema) checkError(err error) *ArgsError {
 	msg := err.Error()
 	var te *Error
 	hint := ""
@@ -80,7 +164,7 @@ func (a *argsSchema) checkError(err error, sent any) *ArgsError {
 	if hint != "" {
 		p.Message += " (" + text.Clean(text.Cut(hint, maxCheckBytes)) + ")"
 	}
-	return a.fail([]Problem{p}, 1, false, sent, err)
+	return a.refuse([]Problem{p}, err)
 }
 
 func detailSuffix(d string) string {

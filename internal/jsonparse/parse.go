@@ -594,3 +594,14 @@ func EscapePointerToken(t string) string {
 	t = strings.ReplaceAll(t, "~", "~0")
 	return strings.ReplaceAll(t, "/", "~1")
 }
+
+// pointerUnescaper reads "~1" and "~0" in one pass, so that "~01" is "~1".
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+// UnescapePointerToken undoes [EscapePointerToken].
+func UnescapePointerToken(t string) string {
+	if !strings.Contains(t, "~") {
+		return t
+	}
+	return pointerUnescaper.Replace(t)
+}

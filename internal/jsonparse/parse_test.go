@@ -149,3 +149,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestPointerTokens(t *testing.T) {
+	for _, tt := range []struct{ token, escaped string }{
+		{"plain", "plain"}, {"a/b", "a~1b"}, {"a~b", "a~0b"}, {"~1", "~01"}, {"/~", "~1~0"}, {"", ""},
+	} {
+		if got := EscapePointerToken(tt.token); got != tt.escaped {
+			t.Errorf("EscapePointerToken(%q) = %q, want %q", tt.token, got, tt.escaped)
+		}
+		if got := UnescapePointerToken(tt.escaped); got != tt.token {
+			t.Errorf("UnescapePointerToken(%q) = %q, want %q", tt.escaped, got, tt.token)
+		}
+	}
+}

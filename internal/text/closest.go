@@ -10,6 +10,15 @@ import (
 // Closest returns up to n candidates that look like name: the same letters
 // in another case, look-alike characters from other scripts, or a small edit
 // away. Nearest first; none when nothing is close.
+//
+// Close means, on the names folded by skeleton: at most one edit (a
+// character inserted, deleted or replaced, or two neighbours swapped) for
+// every three characters of the longer name, or one name containing the
+// other when the shorter has at least three characters. So "qurey" is
+// close to "query", "pth" to "path", "readfile" to "read_file" and "url"
+// to "base_url"; but no one-letter or two-letter name is close to another
+// that differs by a letter ("b" and "a", "to" and "do"): a suggestion that
+// shares nothing with the name does not help.
 func Closest(name string, candidates []string, n int) []string {
 	if len(name) > 256 {
 		name = Cut(name, 256)
@@ -23,7 +32,7 @@ func Closest(name string, candidates []string, n int) []string {
 	for _, c := range candidates {
 		cs := skeleton(c)
 		d := distance(skel, cs)
-		limit := max(1, min(utf8.RuneCountInString(c), utf8.RuneCountInString(name))/3)
+		limit := max(utf8.RuneCountInString(cs), utf8.RuneCountInString(skel)) / 3
 		if d <= limit || strings.Contains(cs, skel) && len(skel) >= 3 || strings.Contains(skel, cs) && len(cs) >= 3 {
 			found = append(found, scored{c, d})
 		}

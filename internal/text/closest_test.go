@@ -2,6 +2,7 @@ package text
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,5 +45,51 @@ func TestClosestFastPathsAgree(t *testing.T) {
 		if got := distance(tt.a, tt.b); got != tt.want {
 			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// What is close enough to suggest, and what is not: a suggestion must
+// share most of the name.
+func TestClosest(t *testing.T) {
+	tests := []struct {
+		name       string
+		candidates []string
+		want       []string
+	}{
+		{"qurey", []string{"query", "limit"}, []string{"query"}},                                           // two neighbours swapped
+		{"limt", []string{"query", "limit"}, []string{"limit"}},                                            // one deleted, in five
+		{"pth", []string{"path"}, []string{"path"}},                                                        // one deleted, in four
+		{"serch", []string{"search"}, []string{"search"}},                                                  // one in six
+		{"pyhton", []string{"go", "rust", "python"}, []string{"python"}},                                   // swapped
+		{"readfile", []string{"read_file"}, []string{"read_file"}},                                         // one inserted
+		{"read-file", []string{"read_file"}, []string{"read_file"}},                                        // separators fold
+		{"Search", []string{"search"}, []string{"search"}},                                                 // case folds
+		{"s\u0435arch", []string{"search"}, []string{"search"}},                                            // a Cyrillic e
+		{"id", []string{"ids"}, []string{"ids"}},                                                           // one inserted, in three
+		{"url", []string{"base_url"}, []string{"base_url"}},                                                // contained
+		{"file_path_name", []string{"path"}, []string{"path"}},                                             // contains it
+		{"B", []string{"a", "b"}, []string{"b"}},                                                           // only the case differs
+		{"b", []string{"a"}, nil},                                                                          // issue 27: nothing shared
+		{"a", []string{"ab"}, nil},                                                                         // one in two
+		{"to", []string{"do"}, nil},                                                                        // one in two
+		{"ab", []string{"ba"}, nil},                                                                        // swapped, in two
+		{"xyz", []string{"abc"}, nil},                                                                      // all different
+		{"cat", []string{"dog"}, nil},                                                                      // all different
+		{"name", []string{"text", "mode"}, nil},                                                            // two in four
+		{"ur", []string{"base_url"}, nil},                                                                  // contained, but too short
+		{"", []string{"a", "query"}, nil},                                                                  // nothing sent
+		{"limt", []string{"lint", "limit"}, []string{"limit", "lint"}},                                     // nearest first, then by name
+		{strings.Repeat("x", 300), []string{strings.Repeat("x", 299)}, []string{strings.Repeat("x", 299)}}, // long names are cut, not slow
+	}
+	for _, tt := range tests {
+		t.Run(tt.name[:min(len(tt.name), 20)], func(t *testing.T) {
+			got := Closest(tt.name, tt.candidates, 3)
+			if len(got) == 0 {
+				got = nil
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Closest(%q, %q) = %q, want %q", tt.name, tt.candidates, got, tt.want)
+			}
+		})
 	}
 }

@@ -54,29 +54,6 @@ func TestCutAndBound(t *testing.T) {
 	}
 }
 
-func TestClosest(t *testing.T) {
-	names := []string{"read_file", "write_file", "search", "list_dir"}
-	tests := []struct {
-		in   string
-		want string
-	}{
-		{"read-file", "read_file"}, {"READ_FILE", "read_file"}, {"serach", "search"}, {"sеarch", "search"},
-		{"listdir", "list_dir"}, {"zzz", ""},
-	}
-	for _, tt := range tests {
-		got := Closest(tt.in, names, 1)
-		if tt.want == "" {
-			if len(got) != 0 {
-				t.Errorf("Closest(%q) = %v, want none", tt.in, got)
-			}
-			continue
-		}
-		if len(got) == 0 || got[0] != tt.want {
-			t.Errorf("Closest(%q) = %v, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // FuzzBound checks the cut text is always valid UTF-8 and within the cap.
 func FuzzBound(f *testing.F) {
 	f.Add("héllo wörld", 5)

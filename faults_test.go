@@ -165,7 +165,7 @@ func TestAStuckObserverDoesNotHangTheCall(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) == 3
-	}, 5*time.Second, time.Millisecond)
+	}, 10*time.Second, time.Millisecond)
 	assert.Equal(t, []string{"started", "progress", "finished"}, seen, "once unstuck, the observer sees every event, in order")
 }
 
@@ -337,7 +337,7 @@ func TestHostHooksCannotHangACall(t *testing.T) {
 		assert.ErrorIs(t, res.Err, tool.ErrApprovalTimeout)
 		assert.Equal(t, tool.Stats{HooksAbandoned: 1, HooksRunning: 1}, r.Stats())
 		close(unblock)
-		require.Eventually(t, func() bool { return r.Stats().HooksRunning == 0 }, 5*time.Second, time.Millisecond)
+		require.Eventually(t, func() bool { return r.Stats().HooksRunning == 0 }, 10*time.Second, time.Millisecond)
 	})
 }
 

@@ -173,7 +173,7 @@ func TestAbandonedCallsAreCountedAndTyped(t *testing.T) {
 	assert.Equal(t, int64(1), sum("toolbelt.tool.abandoned"))
 	assert.Equal(t, int64(1), sum("toolbelt.tool.abandoned.running"))
 	close(hold)
-	require.Eventually(t, func() bool { return reg.Stats().AbandonedRunning == 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return reg.Stats().AbandonedRunning == 0 }, 10*time.Second, 10*time.Millisecond)
 	m = tel.metrics(t)
 	assert.Equal(t, int64(1), sum("toolbelt.tool.abandoned"))
 	assert.Equal(t, int64(0), sum("toolbelt.tool.abandoned.running"), "the tool returned at last")

@@ -216,9 +216,9 @@ func TestRedisGoesAwayMidCall(t *testing.T) {
 			start := time.Now()
 			close(gate)
 			res := <-done
-			// A bound is the point here: the store's timeout, with room for a
-			// loaded machine.
-			assert.Less(t, time.Since(start), 5*time.Second, "the call waited on Redis")
+			// A hang check: the stores' timeout is 1 s, the client's a
+			// minute; 10 s leaves room for a loaded machine.
+			assert.Less(t, time.Since(start), 10*time.Second, "the call waited on Redis")
 			tooltest.WantOK(t, res)
 			assert.Greater(t, res.Truncated, 100_000, "cut to its cap")
 			assert.Contains(t, res.Text(), "bytes cut here")
@@ -228,7 +228,7 @@ func TestRedisGoesAwayMidCall(t *testing.T) {
 			t.Run("allow always is asked again", func(t *testing.T) {
 				start := time.Now()
 				res := a.call("5", "conv", "write_file", `{"path":"b","content":"3"}`)
-				assert.Less(t, time.Since(start), 5*time.Second)
+				assert.Less(t, time.Since(start), 10*time.Second)
 				tooltest.WantOK(t, res) // the approver, asked again, allowed once
 				assert.Equal(t, 3, a.approver.Asked())
 			})
@@ -236,7 +236,7 @@ func TestRedisGoesAwayMidCall(t *testing.T) {
 				start := time.Now()
 				res := b.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "6", Name: "write_file", Args: []byte(`{"path":"p","content":"2"}`), Session: "conv-2",
 					Approval: &tool.ApprovalAnswer{State: pending.Pending.State, Decision: tool.Decision{Kind: tool.DecisionAllowOnce}}})
-				assert.Less(t, time.Since(start), 5*time.Second)
+				assert.Less(t, time.Since(start), 10*time.Second)
 				tooltest.WantStatus(t, res, tool.StatusDenied)
 				assert.Contains(t, res.Text(), "could not be checked")
 				assert.NotContains(t, strings.Join(w.all(), " "), "p=2")
@@ -244,7 +244,7 @@ func TestRedisGoesAwayMidCall(t *testing.T) {
 			t.Run("reading spilled output fails, in time", func(t *testing.T) {
 				start := time.Now()
 				res := b.call("7", "conv", tool.ReadOutputTool, `{"cursor":"`+m[1]+`"}`)
-				assert.Less(t, time.Since(start), 5*time.Second)
+				assert.Less(t, time.Since(start), 10*time.Second)
 				assert.True(t, res.IsError)
 				assert.ErrorContains(t, res.Err, "toolredis")
 				assert.NotContains(t, res.Text(), "no longer kept", "the output is kept; Redis is unavailable")

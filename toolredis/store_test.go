@@ -109,7 +109,10 @@ func TestSpillRefusesEntriesOverTheBound(t *testing.T) {
 // TestFrozenRedisFailsClosedInTime freezes the server (SIGSTOP): no
 // connection is closed and nothing is answered, so only the stores'
 // timeout ends each wait. The client is built without
-// ContextTimeoutEnabled, with go-redis's 3 s read timeout.
+// ContextTimeoutEnabled, with a read timeout of a minute. The bound is a
+// hang check, generous for a loaded machine (it once took 2.66 s against
+// the 200 ms timeout): what it catches is a store that waits for the
+// client.
 func TestFrozenRedisFailsClosedInTime(t *testing.T) {
 	t.Parallel() // each test has a server of its own; most of their time is spent waiting
 	srv := redistest.New(t)
@@ -149,9 +152,8 @@ func TestFrozenRedisFailsClosedInTime(t *testing.T) {
 		if errors.Is(err, tool.ErrSpillGone) {
 			t.Errorf("%s on a frozen Redis says the entry is gone: %v", op.name, err)
 		}
-		// A bound is the point here; generous for a loaded machine.
-		if took > 2*time.Second {
-			t.Errorf("%s on a frozen Redis took %v with a 200ms timeout", op.name, took)
+		if took > 10*time.Second {
+			t.Errorf("%s on a frozen Redis took %v with a 200ms timeout: it waited for the client", op.name, took)
 		}
 	}
 	_ = srv.Thaw()

@@ -141,7 +141,7 @@ func FuzzWorkspace(f *testing.F) {
 		}()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(10 * time.Second): // a hang check, generous for a loaded machine
 			t.Fatalf("op %d on %q blocked", op%7, name)
 		}
 		if bytes.Contains(got, []byte(outsideMarker)) || bytes.Contains(got, []byte(envMarker)) {

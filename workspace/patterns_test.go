@@ -112,8 +112,9 @@ func TestParsePatternsErrors(t *testing.T) {
 	}
 }
 
-// TestPatternsLinear checks that many ** against a deep path stay fast: a
-// backtracking matcher would take exponential time here.
+// TestPatternsLinear checks that many ** against a deep path do not blow
+// up: a backtracking matcher would take exponential time here, so the
+// bound is a hang check (10 s, for a loaded machine).
 func TestPatternsLinear(t *testing.T) {
 	pat := strings.Repeat("**/a/", 200) + "b"
 	p, err := ParsePatterns(pat)
@@ -125,7 +126,7 @@ func TestPatternsLinear(t *testing.T) {
 	if m, _ := p.Match(name, false); m {
 		t.Fatal("matched")
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("matching took %v", d)
 	}
 }

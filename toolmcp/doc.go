@@ -42,8 +42,8 @@
 // 2026-07-28 on the question is the input request [ApprovalInputKey] of an
 // input-required result, and the answer goes back under the same key with
 // the result's requestState. The doc of these names shows the form's schema;
-// ExampleApprover is a scripted client; docs/approval.md has both, and
-// what each way a resumed call can end looks like to the client.
+// ExampleApprover is a scripted client; docs/mcp.md has both, and what
+// each way a resumed call can end looks like to the client.
 //
 // # Serving over HTTP
 //

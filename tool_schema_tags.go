@@ -139,7 +139,7 @@ var tagKeys = []string{"json", "jsonschema", "jsonschema_description", "jsonsche
 func tagSyntax(f reflect.StructField, name string) []string {
 	for _, key := range tagKeys {
 		if _, ok := f.Tag.Lookup(key); !ok && strings.Contains(string(f.Tag), key+`:"`) {
-			return []string{"field " + name + ": its struct tag `" + text.Cut(string(f.Tag), 120) + "` is not valid Go tag syntax, so Go cannot read its "+key+" key (go vet says so too): " +
+			return []string{"field " + name + ": its struct tag `" + text.Cut(string(f.Tag), 120) + "` is not valid Go tag syntax, so Go cannot read its " + key + " key (go vet says so too): " +
 				"each value is a Go string literal, where a backslash is written \\\\ (an escaped comma is \\\\,)"}
 		}
 	}

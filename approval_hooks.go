@@ -28,6 +28,8 @@ type hooked[In any] struct {
 
 func (h *hooked[In]) Unwrap() any { return h.AnyTool }
 
+func (h *hooked[In]) passesThrough() {}
+
 func (h *hooked[In]) decode(args any) (In, bool) {
 	var in In
 	if err := decode.Into(&in, args); err != nil {

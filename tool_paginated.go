@@ -131,6 +131,7 @@ type (
 
 func (p *paginated) Unwrap() any            { return p.AnyTool }
 func (p *paginated) isPaginated()           {}
+func (p *paginated) passesThrough()         {}
 func (p *paginated) CheckDefinition() error { return checkPaginated(p.AnyTool, p.err) }
 
 func (p *paginatedFor[C]) Unwrap() any            { return p.Tool }

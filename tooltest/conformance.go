@@ -25,7 +25,10 @@ type Suite struct {
 	// (the smallest limit among major providers).
 	MaxDescription int
 	// CancelWithin is how soon a call must end after its context is
-	// cancelled; default 1s.
+	// cancelled; default 5s. The rule catches a tool that ignores its
+	// context (it would run on, and be abandoned at its deadline), not a
+	// slow one: the bound is generous so that a loaded machine running
+	// tests in parallel never trips it.
 	CancelWithin time.Duration
 	// NoExecute runs only the rules that never run the tool: nothing gets
 	// past preflight (a middleware stops every call that passes it), the
@@ -83,7 +86,7 @@ func ConformanceFor[C any](t *testing.T, s Suite, state C, tools ...tool.Definer
 		s.MaxDescription = 1024
 	}
 	if s.CancelWithin == 0 {
-		s.CancelWithin = time.Second
+		s.CancelWithin = 5 * time.Second
 	}
 	t.Run("names are valid and unique", func(t *testing.T) {
 		seen := map[string]bool{}

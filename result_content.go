@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // Content types: the Type of a [Content] block. They are MCP's, and each
@@ -157,3 +159,15 @@ func (c Content) describe() string {
 	}
 	return kind + " " + c.MIMEType + ", " + strconv.Itoa(len(c.Data)) + " bytes"
 }
+
+// EscapeModelText returns s as the pipeline writes text the model reads:
+// C0 controls other than newline and tab, DEL and C1 controls become \xNN
+// escapes; bidirectional controls, zero-width spaces and word joiners, the
+// byte order mark and the Unicode tag characters, which can carry
+// instructions a person reading the same text would not see, become
+// \uNNNN or \UNNNNNNNN escapes; invalid UTF-8 becomes U+FFFD. The joiners
+// scripts and emoji need (ZWJ, ZWNJ) stay. The pipeline applies it to every
+// result (unless [RegistryOptions.KeepInvisible]); a host applies it to
+// other text it puts in front of a model, such as a remote server's tool
+// descriptions.
+func EscapeModelText(s string) string { return text.CleanModel(s, false) }

@@ -231,12 +231,12 @@ func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOp
 	rt := &remoteTool{cs: cs, name: t.Name}
 	d := tool.Definition{
 		Name:        o.Prefix + t.Name,
-		Title:       boundText(cleanModel(t.Title), maxTitle, "title"),
-		Description: boundText(cleanModel(t.Description), o.MaxDescription, "description"),
+		Title:       boundText(tool.EscapeModelText(t.Title), maxTitle, "title"),
+		Description: boundText(tool.EscapeModelText(t.Description), o.MaxDescription, "description"),
 		Timeout:     o.Timeout,
 	}
 	if d.Description == "" {
-		d.Description = cleanModel(cut("Tool "+t.Name+" of "+server+".", 256))
+		d.Description = tool.EscapeModelText(cut("Tool "+t.Name+" of "+server+".", 256))
 	}
 	var errs []error
 	if reason, _ := t.Meta[metaRefused].(string); reason != "" {
@@ -256,7 +256,7 @@ func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOp
 	}
 	if a := t.Annotations; a != nil {
 		if d.Title == "" {
-			d.Title = boundText(cleanModel(a.Title), maxTitle, "title")
+			d.Title = boundText(tool.EscapeModelText(a.Title), maxTitle, "title")
 		}
 		d.Idempotent = a.IdempotentHint
 	}
@@ -305,7 +305,7 @@ func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 				if k == "title" {
 					limit = maxTitle
 				}
-				m[k] = boundText(cleanModel(str), limit, k)
+				m[k] = boundText(tool.EscapeModelText(str), limit, k)
 			}
 		}
 		if e, ok := m["enum"].([]any); ok && len(e) > o.MaxEnumValues && problem == nil {
@@ -393,7 +393,7 @@ func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (*tool.Resul
 	}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
 	token, release := routeProgress(t.cs, func(p *sdk.ProgressNotificationParams) {
-		tool.ReportProgress(ctx, tool.Progress{Message: cleanModel(cut(p.Message, maxPartialLog)), Done: p.Progress, Total: p.Total})
+		tool.ReportProgress(ctx, tool.Progress{Message: tool.EscapeModelText(cut(p.Message, maxPartialLog)), Done: p.Progress, Total: p.Total})
 	})
 	defer release()
 	params.SetProgressToken(token)

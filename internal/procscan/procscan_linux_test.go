@@ -14,7 +14,9 @@ func TestMarked(t *testing.T) {
 	if !Supported() {
 		t.Skip("no /proc")
 	}
-	const mark = "PROCSCAN_TEST_MARK_1f2e=1"
+	// The value names this test process, so that another run of the same
+	// test at the same time (two go test commands) is not seen.
+	mark := "PROCSCAN_TEST_MARK_1f2e=" + strconv.Itoa(os.Getpid())
 	cmd := exec.Command("sleep", "30")
 	cmd.Env = append(os.Environ(), mark)
 	if err := cmd.Start(); err != nil {
@@ -27,7 +29,7 @@ func TestMarked(t *testing.T) {
 	if len(got) != 1 || got[0].PID != cmd.Process.Pid || got[0].Cmdline != "sleep 30" || got[0].PPID != os.Getpid() {
 		t.Fatalf("Marked = %+v, want the sleep %d", got, cmd.Process.Pid)
 	}
-	if got := Marked("PROCSCAN_TEST_MARK_1f2e=2"); len(got) != 0 {
+	if got := Marked(mark + "0"); len(got) != 0 {
 		t.Fatalf("another value matched: %+v", got)
 	}
 	if got := Marked("PROCSCAN_TEST_MARK_1f2"); len(got) != 0 {
@@ -62,7 +64,9 @@ func TestScanSeesAProcessThatKeepsExecing(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	const mark = "PROCSCAN_EXEC_MARK=1"
+	// The mark names this test process: another run of the same test at the
+	// same time (two go test commands) must not be seen.
+	mark := "PROCSCAN_EXEC_MARK=" + strconv.Itoa(os.Getpid())
 	script := `n=$1; if [ "$n" -gt 0 ]; then exec sh -c "$0" "$0" $((n - 1)); fi; exec sleep 30`
 	cmd := exec.Command("sh", "-c", script, script, "100000")
 	cmd.Env = append(os.Environ(), mark)

@@ -24,8 +24,9 @@ import (
 
 // The hostile commands: what a model steered by a prompt injection could
 // write, by family. OUT is the directory beside the workspace, PORT a
-// listener on the host, PID a process of the host's. Each family goes
-// beyond the issue's probes (issue 23).
+// listener on the host, UNIXSOCK a Unix socket of the host's, PID a
+// process of the host's with a secret in its environment, WSDIR the
+// workspace. Each family goes beyond the issue's probes (issue 23).
 var hostileCommands = []string{
 	// Wrappers that hide the command they run.
 	"env -S 'rm -rf victim'",
@@ -106,6 +107,9 @@ var hostileCommands = []string{
 	// The network, and other processes.
 	"perl -MIO::Socket::INET -e 'IO::Socket::INET->new(\"127.0.0.1:PORT\") and print \"CONNECTED\"'",
 	"kill -9 PID",
+	// A daemon of the host's on a Unix socket (a container engine, D-Bus,
+	// an SSH agent): Landlock does not restrict connecting by path.
+	"perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => \"UNIXSOCK\") and print \"CONNECTED\"'",
 }
 
 var syscallZero = syscall.Signal(0)
@@ -131,6 +135,7 @@ type hostile struct {
 	port     int
 	accepted chan struct{}
 	sleeper  *exec.Cmd
+	sock     string            // a Unix socket outside the workspace, listening
 	before   map[string]string // the tree outside the workspace, and the protected files
 }
 
@@ -173,7 +178,32 @@ func newHostile(t *testing.T, mode process.SandboxMode) *hostile {
 			c.Close()
 		}
 	}()
+	// A Unix socket of the host's, outside the workspace (an agent, a
+	// daemon), in a directory of its own: a socket's path is short.
+	sockDir, err := os.MkdirTemp("", "sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	h.sock = filepath.Join(sockDir, "agent.sock")
+	uln, err := net.Listen("unix", h.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { uln.Close() })
+	go func() {
+		for {
+			c, err := uln.Accept()
+			if err != nil {
+				return
+			}
+			h.accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	// A process of the host's, with a secret in its environment.
 	h.sleeper = exec.Command("sleep", "300")
+	h.sleeper.Env = append(os.Environ(), "HOST_TOKEN=OUTSIDE-SECRET")
 	if err := h.sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +214,8 @@ func newHostile(t *testing.T, mode process.SandboxMode) *hostile {
 
 // command puts the host's paths and numbers in a hostile command.
 func (h *hostile) command(cmd string) string {
-	return strings.NewReplacer("OUT", h.out, "PORT", strconv.Itoa(h.port), "PID", strconv.Itoa(h.sleeper.Process.Pid)).Replace(cmd)
+	return strings.NewReplacer("OUT", h.out, "PORT", strconv.Itoa(h.port), "PID", strconv.Itoa(h.sleeper.Process.Pid),
+		"UNIXSOCK", h.sock, "WSDIR", h.dir).Replace(cmd)
 }
 
 // snapshot records the files outside the workspace (in its parent) and

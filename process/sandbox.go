@@ -25,8 +25,10 @@ import (
 //     processes), no capabilities. Everything the sandbox promises holds.
 //   - [SandboxLandlock] restricts the program with Landlock (Linux 5.13 and
 //     later) and a seccomp filter: reads, writes and program execution
-//     only where allowed, TCP (Landlock) and every socket but Unix ones
-//     (seccomp) refused without Network, signals to processes outside the
+//     only where allowed, TCP (Landlock) and every socket (seccomp) refused
+//     without Network, Unix sockets refused always (Landlock does not
+//     restrict connecting to one by its path, which would reach the host's
+//     daemons; socket pairs stay), signals to processes outside the
 //     sandbox refused (Landlock ABI 6), no capabilities. Landlock only
 //     grants, so a denied path inside an allowed directory is hidden by
 //     granting its siblings one by one: that works for paths under Read,
@@ -64,7 +66,7 @@ type Sandbox struct {
 	// program that only reads has no writable directory at all.
 	Temp bool
 	// Network lets the program reach the network. Off, only loopback
-	// (bubblewrap's own, empty) or Unix sockets (Landlock) remain.
+	// (bubblewrap's own, empty) or socket pairs (Landlock) remain.
 	Network bool
 	// System lists the directories every program needs to run, readable
 	// and executable. Nil means [DefaultSystemPaths].

@@ -255,26 +255,28 @@ func capLast() int {
 	return n
 }
 
-// installFilter installs a seccomp filter on the thread. Without network
-// it refuses every socket but a Unix one (and io_uring, which can make
-// sockets too): Landlock restricts TCP only. For a program that may write
-// nowhere it refuses the metadata changes Landlock cannot restrict
-// (modes, owners, times, extended attributes), which a program could
-// otherwise make to any file it can reach. Programs of another
-// architecture (32-bit ones on a 64-bit kernel) could reach socketcall;
-// every one of their system calls is refused instead.
+// installFilter installs a seccomp filter on the thread. It refuses
+// socket(2) for Unix sockets, always: Landlock (to ABI 7) does not restrict
+// connecting to a Unix socket by its path, so a program could reach any
+// daemon of the host's that listens on one (a container engine's, the
+// D-Bus buses, an SSH agent) and have it act outside the sandbox;
+// socketpair(2), which reaches nobody, stays. Without network it refuses
+// every other socket too (Landlock restricts TCP only), and io_uring
+// always, which can make sockets too. For a program that may write
+// nowhere it refuses the metadata changes Landlock cannot restrict (modes,
+// owners, times, extended attributes), which a program could otherwise
+// make to any file it can reach. Programs of another architecture (32-bit
+// ones on a 64-bit kernel) could reach socketcall; every one of their
+// system calls is refused instead.
 func installFilter(network, writes bool) error {
-	if auditArch == 0 || network && writes {
-		return nil // nothing to refuse, or no filter on this architecture
+	if auditArch == 0 {
+		return nil // no filter on this architecture
 	}
-	var deny []uint32
+	deny := []uint32{uint32(unix.SYS_IO_URING_SETUP)}
 	if !writes {
-		deny = metadataCalls
+		deny = append(deny, metadataCalls...)
 	}
-	if !network {
-		deny = append(deny, uint32(unix.SYS_IO_URING_SETUP))
-	}
-	prog := seccompProgram(deny, !network)
+	prog := seccompProgram(deny, network)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
 		return fmt.Errorf("process: sandbox: seccomp: %w", err)
@@ -284,8 +286,9 @@ func installFilter(network, writes bool) error {
 }
 
 // seccompProgram assembles the filter: the system calls in deny fail with
-// EACCES, and, with unixOnly, socket(2) for any family but AF_UNIX.
-func seccompProgram(deny []uint32, unixOnly bool) []unix.SockFilter {
+// EACCES, and so does socket(2) for AF_UNIX, and, without network, for
+// every family.
+func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -304,7 +307,7 @@ func seccompProgram(deny []uint32, unixOnly bool) []unix.SockFilter {
 		refuse // EACCES
 		absent // ENOSYS: another architecture's call
 		socket // look at socket(2)'s family
-		other  // socket(2) for another family: refused
+		inet   // socket(2) for a family but AF_UNIX, with network: allowed
 	)
 	type jump struct{ at, t, f int }
 	var prog []unix.SockFilter
@@ -320,9 +323,7 @@ func seccompProgram(deny []uint32, unixOnly bool) []unix.SockFilter {
 	for _, nr := range deny {
 		emit(jeq, nr, refuse, next)
 	}
-	if unixOnly {
-		emit(jeq, uint32(unix.SYS_SOCKET), socket, next)
-	}
+	emit(jeq, uint32(unix.SYS_SOCKET), socket, next)
 	at := map[int]int{}
 	at[allow] = len(prog)
 	emit(ret, unix.SECCOMP_RET_ALLOW, next, next)
@@ -331,11 +332,13 @@ func seccompProgram(deny []uint32, unixOnly bool) []unix.SockFilter {
 	at[absent] = len(prog)
 	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)), next, next)
 	at[socket] = len(prog)
-	emit(ld, offArg0, next, next)
-	emit(jeq, unix.AF_UNIX, next, other)
-	emit(ret, unix.SECCOMP_RET_ALLOW, next, next)
-	at[other] = len(prog)
+	if network {
+		emit(ld, offArg0, next, next)
+		emit(jeq, unix.AF_UNIX, next, inet)
+	}
 	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES)), next, next)
+	at[inet] = len(prog)
+	emit(ret, unix.SECCOMP_RET_ALLOW, next, next)
 	for _, j := range jumps {
 		offset := func(label int) uint8 {
 			if label == next {

@@ -238,6 +238,71 @@ func TestSandboxNetwork(t *testing.T) {
 	})
 }
 
+// TestSandboxUnixSockets: a program reaches no Unix socket of the host's
+// (a daemon's, an agent's) by its path, with the network or without, and
+// whether it may write or not; a socket pair of its own still works.
+// Landlock does not restrict connecting to a path: the seccomp filter
+// refuses Unix sockets.
+func TestSandboxUnixSockets(t *testing.T) {
+	need(t, "perl")
+	dir, err := os.MkdirTemp("", "sock") // a socket's path is short
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "agent.sock")
+	ln, err := net.Listen("unix", path)
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan struct{}, 100)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	dgram := filepath.Join(dir, "log.sock")
+	pc, err := net.ListenPacket("unixgram", dgram)
+	require.NoError(t, err)
+	defer pc.Close()
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			if _, _, err := pc.ReadFrom(buf); err != nil {
+				return
+			}
+			accepted <- struct{}{}
+		}
+	}()
+	script := `perl -MIO::Socket::UNIX -MSocket -e '
+		print IO::Socket::UNIX->new(Peer => $ARGV[0]) ? "connected\n" : "refused\n";
+		my $u = IO::Socket::UNIX->new(Type => SOCK_DGRAM);
+		print $u && $u->send("x", 0, pack_sockaddr_un($ARGV[1])) ? "sent\n" : "not sent\n";
+		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1"`
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, write := range []bool{false, true} {
+			for _, network := range []bool{false, true} {
+				j := newJail(t)
+				sb := j.sandbox(mode, write)
+				sb.Network = network
+				c := sh(t, script)
+				c.Args = append(c.Args, path, dgram)
+				c.Dir, c.Sandbox = j.ws, sb
+				res, err := process.Run(context.Background(), c)
+				require.NoError(t, err)
+				assert.Contains(t, res.Stdout, "refused\n", "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Contains(t, res.Stdout, "not sent\n", "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Contains(t, res.Stdout, "pair\n", "write %v, network %v: %s", write, network, res.Stderr)
+				assert.NotContains(t, res.Stdout, "no pair", "write %v, network %v: %s", write, network, res.Stderr)
+				time.Sleep(50 * time.Millisecond) // a datagram is read after it is sent
+				assert.Empty(t, accepted, "write %v, network %v: a socket of the host's was reached", write, network)
+			}
+		}
+	})
+}
+
 // TestSandboxStopsTheWholeTree: the process-tree guarantees hold inside
 // the sandbox, with and without cgroups. The command is stopped once it
 // has started its tree (a file says so), however long a loaded machine

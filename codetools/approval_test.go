@@ -122,9 +122,31 @@ func TestAllowAlwaysScope(t *testing.T) {
 		"sh -c 'mkdir y'", "env -S 'mkdir z'", "env mkdir z", "command mkdir z", "timeout 5 mkdir z",
 		"mkdir ../escape", "TMPDIR=/tmp mkdir z", "go test -toolexec=x ./...", "go test -exec x ./...",
 		"GOFLAGS=-toolexec=x go test ./...", "sh -c 'go test ./...'", "go vet ./...",
+		// What a command changes or copies is checked as a read is: a file
+		// with other names (a hard link to a file outside, or to a
+		// protected one), a protected file, a path outside, a script that
+		// writes or runs a program.
+		"cp hardlink-env leak.txt", "cp hardlink-out leak.txt", "touch hardlink-out", "chmod 600 hardlink-out",
+		"gzip -k -f hardlink-env", "tar cf leak.tar hardlink-env", "mv hardlink-env leak.txt", "ln -f hardlink-env leak2",
+		"echo hi >> hardlink-out", "echo hi >> .env", "sed -i s/root/pwned/ hardlink-out", "sed -i s/x/y/ .env",
+		"sed -i -e s/x/y/ -e 'w ../outside/x' README.md", "sed -i '1e rm -rf victim' README.md",
+		"git add hardlink-env", "git add .env", "git commit -q -F .env", "git commit -q -F.env",
+		"git commit -q --file=../outside/passwd", "git commit -q -t hardlink-env",
 	}
+	if err := os.Link(filepath.Join(p.dir, ".env"), filepath.Join(p.dir, "hardlink-env")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(p.tmp, "outside/passwd"), filepath.Join(p.dir, "hardlink-out")); err != nil {
+		t.Fatal(err)
+	}
+	approved := []string{"cp README.md copy.md", "touch x", "chmod 644 x", "gzip -k -f README.md", "tar cf a.tar README.md",
+		"mv copy.md copy2.md", "ln -f README.md rl", "echo hi >> out.txt", "sed -i s/demo/demo/ README.md",
+		"git init -q", "git add README.md", "git commit -q --allow-empty -m x", "make build || true", "npm run build || true"}
 	var script []tooltest.Step
 	script = append(script, tooltest.AllowAlways(), tooltest.AllowAlways())
+	for range approved {
+		script = append(script, tooltest.AllowAlways())
+	}
 	for range asked {
 		script = append(script, tooltest.Deny("no"))
 	}
@@ -142,6 +164,13 @@ func TestAllowAlwaysScope(t *testing.T) {
 	ok(t, shell("go test ./... || true"))
 	if appr.Asked() != 2 {
 		t.Fatalf("the same commands were asked about again: %+v", appr.Requests()[2:])
+	}
+	for _, cmd := range approved {
+		before := appr.Asked()
+		shell(cmd)
+		if appr.Asked() != before+1 {
+			t.Fatalf("%s: asked %d times, want once", cmd, appr.Asked()-before)
+		}
 	}
 	for _, cmd := range asked {
 		before := appr.Asked()

@@ -318,6 +318,10 @@ func (c *classifier) write(t shWord, truncate bool) {
 	if t.text == "/dev/null" && !t.expands() {
 		return
 	}
+	// A file written through another name (a hard link to a file outside,
+	// or to a protected one) is changed where its other names are: named
+	// in the question and the scope, as a file read is.
+	c.read(t, contents)
 	if truncate {
 		c.raise(tool.SafetyDestructive, "> "+t.text+" replaces what the file held", "> "+cut(t.text, 60))
 		return
@@ -381,10 +385,12 @@ func (c *classifier) run(words []shWord) {
 		return
 	}
 	if fileOps[n] {
-		// The operands are paths it changes: one outside the workspace
-		// or protected is named in the question, and in the scope.
+		// The operands are paths it changes or copies: one outside the
+		// workspace or protected, or a file with other names (changing it,
+		// or copying what it holds, reaches the file its other names are
+		// in), is named in the question, and in the scope.
 		for _, o := range lenient("").parse(args).operands {
-			c.read(o, names)
+			c.read(o, contents)
 		}
 	}
 	switch {

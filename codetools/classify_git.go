@@ -82,6 +82,9 @@ sub:
 		c.cannot("git " + sub + " " + o + " runs a program or writes where the check cannot see")
 		return
 	}
+	if !gitReadOnly[sub] && sub != "config" {
+		c.gitChange(sub, rest)
+	}
 	switch {
 	case gitReadOnly[sub]:
 		if slices.ContainsFunc(rest, func(w shWord) bool { return gitMatches(w.text, "--output") }) {
@@ -297,4 +300,36 @@ func (c *classifier) gitConfig(args []shWord) {
 		}
 	}
 	c.raise(tool.SafetyMutating, "git config changes settings, some of which run programs", "git config "+key)
+}
+
+// gitMessageFrom are the subcommands whose -F (and commit's -t) reads a
+// file: a message, a template.
+var gitMessageFrom = setOf("commit", "tag", "notes", "merge")
+
+// gitChange checks the paths a git command that changes the repository
+// names: its operands (pathspecs, patches, the values of options given
+// apart) and the files its options read (git commit -F .env puts the file
+// in history, which git log then prints). A word that is no path (a
+// message, a revision) names nothing in the workspace and passes.
+func (c *classifier) gitChange(sub string, args []shWord) {
+	for _, w := range gitOperands(args) {
+		c.read(w, contents)
+	}
+	for _, w := range args {
+		t := w.text
+		if t == "--" {
+			return
+		}
+		name, val, eq := strings.Cut(t, "=")
+		switch {
+		case eq && (name == "--file" || name == "--template" || name == "--pathspec-from-file"):
+		case gitMessageFrom[sub] && len(t) > 2 && strings.HasPrefix(t, "-F"):
+			val = t[2:]
+		case sub == "commit" && len(t) > 2 && strings.HasPrefix(t, "-t"):
+			val = t[2:]
+		default:
+			continue
+		}
+		c.read(shWord{text: val, dollar: w.dollar, glob: w.glob, tilde: w.tilde}, contents)
+	}
 }

@@ -21,12 +21,14 @@ func runSed(c *classifier, n string, args []shWord) {
 	case p.unknown != "":
 		c.cannot("the check does not know the option " + cut(p.unknown, 40) + " of sed")
 		return
-	case p.has("-i", "--in-place"):
-		c.raise(tool.SafetyMutating, "sed -i edits files in place", "sed -i")
-		return
 	case p.has("-f", "--file"):
 		c.cannot("sed -f runs a script from a file, which the check does not read")
 		return
+	case p.has("-i", "--in-place"):
+		// Its script and files are read as without -i: "allow always" for
+		// sed -i must not cover a script that runs a program or writes
+		// elsewhere, nor a file outside the rules.
+		c.raise(tool.SafetyMutating, "sed -i edits files in place", "sed -i")
 	}
 	scripts := p.values("-e", "--expression")
 	ops := p.operands

@@ -132,6 +132,10 @@ func TestAllowAlwaysScope(t *testing.T) {
 		"sed -i -e s/x/y/ -e 'w ../outside/x' README.md", "sed -i '1e rm -rf victim' README.md",
 		"git add hardlink-env", "git add .env", "git commit -q -F .env", "git commit -q -F.env",
 		"git commit -q --file=../outside/passwd", "git commit -q -t hardlink-env",
+		// A variable set on make's command line changes what it runs; a
+		// path out of the workspace, what project it works on.
+		"make build SHELL='rm -rf victim'", "make build CC='rm -rf victim'", "npm run build --prefix=..",
+		"npm run build --prefix ..",
 	}
 	if err := os.Link(filepath.Join(p.dir, ".env"), filepath.Join(p.dir, "hardlink-env")); err != nil {
 		t.Fatal(err)

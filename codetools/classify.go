@@ -393,6 +393,9 @@ func (c *classifier) run(words []shWord) {
 			c.read(o, contents)
 		}
 	}
+	if !fileOps[n] {
+		c.pathWords(args)
+	}
 	switch {
 	case runsOthers[n]:
 		c.cannot(n + " runs another program the check does not follow")
@@ -444,6 +447,30 @@ func runsViaOption(n string, args []shWord) string {
 	return ""
 }
 
+// pathWords checks the words of a program the check does not read that
+// can only be paths leading out of the workspace (.., ../x, /x, ~/x), given
+// alone or as an option's value (npm --prefix=.., cargo
+// --manifest-path=../x/Cargo.toml): the program works on a project, or
+// writes, where the person may not have noticed, which "allow always" for
+// it must not cover.
+func (c *classifier) pathWords(args []shWord) {
+	for _, a := range args {
+		w := a
+		if strings.HasPrefix(a.text, "-") {
+			_, val, ok := strings.Cut(a.text, "=")
+			if !ok {
+				continue
+			}
+			w.text = val
+		}
+		t := w.text
+		if w.tilde || t == ".." || strings.HasPrefix(t, "../") || strings.HasPrefix(t, "/") ||
+			strings.Contains(t, "/../") || strings.HasSuffix(t, "/..") {
+			c.read(w, names)
+		}
+	}
+}
+
 // fileOps are programs whose operands are the files they change: they
 // have no subcommands, and their operands are checked as paths.
 var fileOps = setOf("mkdir", "touch", "cp", "mv", "ln", "chmod", "chown", "chgrp", "install", "rm", "rmdir",
@@ -465,7 +492,16 @@ func commandScope(n string, args []shWord) string {
 		}
 		scope += " " + args[i].text
 	}
-	return cut(scope, 80)
+	scope = cut(scope, 80)
+	// A variable set on the command line (make build CC=…, SHELL=…)
+	// changes what the program runs, as one set before it does: the scope
+	// holds it as the person saw it.
+	for _, a := range args {
+		if isAssignment(token{raw: a.text}) {
+			scope += " " + cut(a.text, 60)
+		}
+	}
+	return scope
 }
 
 // plainWord reports whether a word is a subcommand's name rather than an

@@ -107,6 +107,10 @@ var hostileCommands = []string{
 	// The network, and other processes.
 	"perl -MIO::Socket::INET -e 'IO::Socket::INET->new(\"127.0.0.1:PORT\") and print \"CONNECTED\"'",
 	"kill -9 PID",
+	// Writes through a hard link to a file outside.
+	"echo pwned >> hardlink-out",
+	"truncate -s 0 hardlink-out",
+	"perl -e 'open F, \">>\", \"hardlink-out\"; print F \"pwned\"'",
 	// A daemon of the host's on a Unix socket (a container engine, D-Bus,
 	// an SSH agent): Landlock does not restrict connecting by path.
 	"perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => \"UNIXSOCK\") and print \"CONNECTED\"'",
@@ -141,6 +145,13 @@ type hostile struct {
 
 func newHostile(t *testing.T, mode process.SandboxMode) *hostile {
 	t.Helper()
+	return newHostileTree(t, mode, true)
+}
+
+// newHostileTree is newHostile, with the hard links (to .env and to a file
+// outside) or without.
+func newHostileTree(t *testing.T, mode process.SandboxMode, links bool) *hostile {
+	t.Helper()
 	need(t, "git", "perl")
 	p := newProject(t, &codetools.Options{Sandbox: &codetools.SandboxOptions{Mode: mode}})
 	h := &hostile{project: p, out: filepath.Join(p.tmp, "outside"), accepted: make(chan struct{}, 10)}
@@ -158,6 +169,9 @@ func newHostile(t *testing.T, mode process.SandboxMode) *hostile {
 		}
 	}
 	for link, target := range map[string]string{"hardlink-env": ".env", "hardlink-out": "../outside/passwd"} {
+		if !links {
+			break
+		}
 		if err := os.Link(filepath.Join(p.dir, target), filepath.Join(p.dir, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +339,10 @@ func (h *hostile) shell(t *testing.T, cmd string) *tool.Result {
 // workspace changes either. Under bubblewrap the protected files stay
 // hidden and intact whatever the command; under Landlock, from and for
 // those that only read, and a command that writes may change the mode and
-// times of files outside (see process.Sandbox).
+// times of files outside (see process.Sandbox). Landlock cannot keep a
+// command that writes from changing a file through a hard link: with
+// one in the tree, such a command is refused, and it runs in a tree
+// without.
 func TestHostileCommandsSandboxed(t *testing.T) {
 	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
 		if mode == process.SandboxLandlock && process.DetectSandbox().LandlockABI < 6 {
@@ -336,10 +353,19 @@ func TestHostileCommandsSandboxed(t *testing.T) {
 				h := newHostile(t, mode)
 				h.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
 				res := h.shell(t, cmd)
+				readOnly := codetools.ClassifyCommand(h.command(cmd)) == tool.SafetyReadOnly
+				if mode == process.SandboxLandlock && !readOnly {
+					if !res.IsError || !strings.Contains(res.Text(), "hard link") {
+						t.Errorf("%s: %s, want refused for the hard links:\n%s", cmd, res.Status, res.Text())
+					}
+					h.intact(t, cmd, res, expect{secrets: true, denied: true, metadata: true, readOnly: true})
+					h = newHostileTree(t, mode, false)
+					h.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AllowAllPolicy()}))
+					res = h.shell(t, cmd)
+				}
 				if res.Status != tool.StatusOK && !strings.Contains(res.Text(), "did not finish within") {
 					t.Fatalf("%s: %s %s", cmd, res.Status, res.Text()) // not a timeout: the command did not run
 				}
-				readOnly := codetools.ClassifyCommand(h.command(cmd)) == tool.SafetyReadOnly
 				full := mode.HidesDeniedFromWriters() || readOnly
 				h.intact(t, cmd, res, expect{secrets: full, denied: full, metadata: full, readOnly: readOnly})
 			})

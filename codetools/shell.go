@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -146,6 +147,10 @@ func (ts *Toolset) timeout(in RunShellArgs) time.Duration {
 
 func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
 	sb, err := ts.shellSandbox(in.Command)
+	var refused *tool.Error
+	if errors.As(err, &refused) {
+		return "", refused
+	}
 	if err != nil {
 		return "", &tool.Error{Message: "the command was not run: its sandbox could not be made", Internal: true, Cause: err}
 	}
@@ -188,6 +193,15 @@ func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
 		return nil, err
 	}
 	sb.Mode = ts.sandbox
+	if ts.sandbox == process.SandboxLandlock && access == workspace.Write && slices.ContainsFunc(sb.Deny, hardLinked) {
+		// process.Run would refuse it too: Landlock cannot hide the file
+		// from a command that writes, and a write through this name
+		// changes it wherever its other names are.
+		return nil, &tool.Error{
+			Message: "the command was not run: the workspace holds a protected file with other names (a hard link, perhaps to a file outside the workspace), which the sandbox here (Landlock) cannot keep a command that writes from changing",
+			Hint:    "run only commands that read, or ask the user to replace the hard links with copies (or to install bubblewrap)",
+		}
+	}
 	if o := ts.opts.Sandbox; o != nil {
 		sb.Read = append(sb.Read, o.Read...)
 		if access == workspace.Write {
@@ -198,6 +212,13 @@ func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
 		}
 	}
 	return sb, nil
+}
+
+// hardLinked reports whether the host path p is a regular file with more
+// than one name.
+func hardLinked(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular() && workspace.HardLinks(fi) > 1
 }
 
 // shellOutput renders a finished command for the model.

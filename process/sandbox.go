@@ -32,13 +32,15 @@ import (
 //     sandbox refused (Landlock ABI 6), no capabilities. Landlock only
 //     grants, so a denied path inside an allowed directory is hidden by
 //     granting its siblings one by one: that works for paths under Read,
-//     not under Write (a file the program creates in such a directory
-//     would be unreadable), so Deny and ReadOnly paths under Write are not
-//     enforced in this mode. Nor does Landlock restrict changes of a file's
-//     metadata (mode, times, owner, extended attributes): for a program
-//     that may write nowhere the seccomp filter refuses them; one that may
-//     write can change the mode and times of files it can reach, outside
-//     Write too.
+//     not under Write (a file the program creates in such a directory would
+//     be unreadable), so Deny and ReadOnly paths under Write are not
+//     enforced in this mode; a Deny file under Write with other names (a
+//     hard link, to a file outside perhaps, which a write through this name
+//     would change) makes Run fail instead. Nor does Landlock restrict
+//     changes of a file's metadata (mode, times, owner, extended
+//     attributes): for a program that may write nowhere the seccomp filter
+//     refuses them; one that may write can change the mode and times of
+//     files it can reach, outside Write too.
 //
 // Paths are absolute; a path that does not exist is left out. Symbolic
 // links in them are resolved when the sandbox is built.

@@ -179,6 +179,9 @@ func (j *jail) buildLandlock(sp sandboxPaths) error {
 		// see the Sandbox documentation.
 		b.add(p.real, handled)
 	}
+	if err := linkedUnderWrite(sp); err != nil {
+		return err
+	}
 	if j.tmp != "" {
 		b.add(j.tmp, handled)
 	}
@@ -187,6 +190,25 @@ func (j *jail) buildLandlock(sp sandboxPaths) error {
 	}
 	b.add("/proc", unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_READ_DIR)
 	return b.err
+}
+
+// linkedUnderWrite refuses a sandbox in which a program that may write
+// could change a file through another of its names: a Deny file under
+// Write with more than one name (a hard link, to a file outside the
+// sandbox perhaps). Landlock cannot hide it there, and a write through
+// this name changes the file wherever its other names are.
+func linkedUnderWrite(sp sandboxPaths) error {
+	for _, d := range sp.deny {
+		if d.dir || !slices.ContainsFunc(sp.write, func(w sandboxPath) bool { return within(w.real, d.real) }) {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(d.real, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
+			continue
+		}
+		return fmt.Errorf("process: sandbox: %s has %d names (hard links) and may not be read or written, but the Landlock sandbox cannot keep a program that may write in its directory from changing it, and so the file its other names are, perhaps outside the sandbox: remove the link, or use bubblewrap", d.real, st.Nlink)
+	}
+	return nil
 }
 
 // startLandlocked starts cmd from a thread restricted as the program must

@@ -303,6 +303,35 @@ func TestSandboxUnixSockets(t *testing.T) {
 	})
 }
 
+// TestSandboxHardLinkUnderWrite: a denied file with another name outside
+// (a hard link) is never changed through the sandbox. Bubblewrap hides it;
+// Landlock cannot hide it from a program that may write beside it, so Run
+// refuses that sandbox rather than let a write reach the file outside.
+func TestSandboxHardLinkUnderWrite(t *testing.T) {
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			link := filepath.Join(j.ws, "innocent.txt")
+			require.NoError(t, os.Link(filepath.Join(j.outside, "secret"), link))
+			sb := j.sandbox(mode, write)
+			sb.Deny = append(sb.Deny, link)
+			c := sh(t, `cat innocent.txt; echo pwned >> innocent.txt`)
+			c.Dir, c.Sandbox = j.ws, sb
+			res, err := process.Run(context.Background(), c)
+			if mode == process.SandboxLandlock && write {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "hard links")
+			} else {
+				require.NoError(t, err)
+				assert.NotContains(t, res.Stdout, outsideMarker)
+			}
+			b, err := os.ReadFile(filepath.Join(j.outside, "secret"))
+			require.NoError(t, err)
+			assert.Equal(t, outsideMarker+"\n", string(b), "write %v: the file outside changed", write)
+		}
+	})
+}
+
 // TestSandboxStopsTheWholeTree: the process-tree guarantees hold inside
 // the sandbox, with and without cgroups. The command is stopped once it
 // has started its tree (a file says so), however long a loaded machine

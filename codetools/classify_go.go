@@ -66,8 +66,17 @@ func runGo(c *classifier, n string, args []shWord) {
 		name = "-" + strings.TrimLeft(name, "-")
 		switch {
 		case !strings.HasPrefix(t, "-"):
-			if sub == "version" {
+			switch {
+			case sub == "version":
 				c.read(rest[i], names)
+			case strings.HasPrefix(t, ".") || strings.HasPrefix(t, "/") || rest[i].tilde:
+				// A package pattern by directory (../..., /x/...) reads
+				// the Go files there.
+				w := rest[i]
+				if w.text = strings.TrimSuffix(w.text, "/..."); w.text == "..." {
+					w.text = "."
+				}
+				c.read(w, names)
 			}
 		case name == "-mod" && (val == "mod" || !eq && i+1 < len(rest) && rest[i+1].text == "mod"):
 			c.raise(tool.SafetyMutating, "go list -mod=mod may rewrite go.mod", "go list -mod=mod")

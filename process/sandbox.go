@@ -21,8 +21,11 @@ import (
 //     package), in namespaces of its own: a mount namespace holding only
 //     the allowed paths, Deny and ReadOnly bind-mounted over with empty
 //     read-only files and directories, no network interfaces but loopback
-//     unless Network, a PID namespace (it sees and signals only its own
-//     processes), no capabilities. Everything the sandbox promises holds.
+//     unless Network (and then no Unix sockets, by a seccomp filter: the
+//     host's network namespace holds its abstract ones, an X server's, a
+//     container shim's; socket pairs stay), a PID namespace (it sees and
+//     signals only its own processes), no capabilities. Everything the
+//     sandbox promises holds.
 //   - [SandboxLandlock] restricts the program with Landlock (Linux 5.13 and
 //     later) and a seccomp filter: reads, writes and program execution
 //     only where allowed, TCP (Landlock) and every socket (seccomp) refused

@@ -3,8 +3,10 @@ package process
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // DetectSandbox reports which [Sandbox] modes work on this machine, trying
@@ -101,6 +105,7 @@ type jail struct {
 	bwrap   string
 	args    []string // bubblewrap's options, before "--"
 	ruleset int      // Landlock's, or -1
+	seccomp *os.File // bubblewrap's seccomp filter, passed as file 3; nil without
 	network bool
 	writes  bool // the program may write somewhere
 }
@@ -275,6 +280,12 @@ func (j *jail) start(cmd *exec.Cmd) error {
 	if j.mode == SandboxLandlock {
 		return j.startLandlocked(cmd)
 	}
+	if j.seccomp != nil {
+		if _, err := j.seccomp.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		cmd.ExtraFiles = []*os.File{j.seccomp} // file 3, as --seccomp says
+	}
 	return cmd.Start()
 }
 
@@ -292,6 +303,10 @@ func (j *jail) release() {
 	if j.ruleset >= 0 {
 		syscall.Close(j.ruleset)
 		j.ruleset = -1
+	}
+	if j.seccomp != nil {
+		j.seccomp.Close()
+		j.seccomp = nil
 	}
 	if j.private != "" {
 		os.RemoveAll(j.private)
@@ -384,10 +399,36 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 	// The sandbox's own root, where bubblewrap made the mount points,
 	// is read-only too: a command writes only where it may.
 	args = append(args, "--remount-ro", "/")
+	// With the host's network namespace comes its abstract Unix sockets
+	// (an X server's, a container shim's, a D-Bus bus's), which no mount
+	// hides: a seccomp filter refuses Unix sockets (socket pairs stay).
+	if j.network && auditArch != 0 {
+		f, err := os.Create(filepath.Join(j.private, "seccomp"))
+		if err != nil {
+			return fmt.Errorf("process: sandbox: %w", err)
+		}
+		j.seccomp = f
+		if _, err := f.Write(seccompBytes(seccompProgram([]uint32{uint32(unix.SYS_IO_URING_SETUP)}, true))); err != nil {
+			return fmt.Errorf("process: sandbox: %w", err)
+		}
+		args = append(args, "--seccomp", "3")
+	}
 	if dir != "" {
 		real, _ := filepath.EvalSymlinks(dir) // checked by build
 		args = append(args, "--chdir", real)
 	}
 	j.args = args
 	return nil
+}
+
+// seccompBytes lays out a filter as the kernel reads it (struct
+// sock_filter, in the machine's byte order), for bubblewrap's --seccomp.
+func seccompBytes(prog []unix.SockFilter) []byte {
+	b := make([]byte, 0, 8*len(prog))
+	for _, f := range prog {
+		b = binary.NativeEndian.AppendUint16(b, f.Code)
+		b = append(b, f.Jt, f.Jf)
+		b = binary.NativeEndian.AppendUint32(b, f.K)
+	}
+	return b
 }

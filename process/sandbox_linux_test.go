@@ -2,6 +2,7 @@ package process_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -239,9 +240,10 @@ func TestSandboxNetwork(t *testing.T) {
 }
 
 // TestSandboxUnixSockets: a program reaches no Unix socket of the host's
-// (a daemon's, an agent's) by its path, with the network or without, and
-// whether it may write or not; a socket pair of its own still works.
-// Landlock does not restrict connecting to a path: the seccomp filter
+// (a daemon's, an agent's), by its path or abstract, with the network or
+// without, and whether it may write or not; a socket pair of its own still
+// works. Landlock does not restrict connecting to a path, and bubblewrap
+// with the network shares the host's abstract sockets: a seccomp filter
 // refuses Unix sockets.
 func TestSandboxUnixSockets(t *testing.T) {
 	need(t, "perl")
@@ -276,11 +278,28 @@ func TestSandboxUnixSockets(t *testing.T) {
 			accepted <- struct{}{}
 		}
 	}()
+	// An abstract socket (an X server's, a container shim's) has no path
+	// a mount could hide: it is the network namespace's.
+	abstract := fmt.Sprintf("toolbelt-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	aln, err := net.Listen("unix", "@"+abstract)
+	require.NoError(t, err)
+	defer aln.Close()
+	go func() {
+		for {
+			c, err := aln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
 	script := `perl -MIO::Socket::UNIX -MSocket -e '
 		print IO::Socket::UNIX->new(Peer => $ARGV[0]) ? "connected\n" : "refused\n";
+		print socket(S, AF_UNIX, SOCK_STREAM, 0) && connect(S, pack_sockaddr_un("\0" . $ARGV[2])) ? "abstract connected\n" : "abstract refused\n";
 		my $u = IO::Socket::UNIX->new(Type => SOCK_DGRAM);
 		print $u && $u->send("x", 0, pack_sockaddr_un($ARGV[1])) ? "sent\n" : "not sent\n";
-		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1"`
+		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1" "$2"`
 	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
 		for _, write := range []bool{false, true} {
 			for _, network := range []bool{false, true} {
@@ -288,12 +307,13 @@ func TestSandboxUnixSockets(t *testing.T) {
 				sb := j.sandbox(mode, write)
 				sb.Network = network
 				c := sh(t, script)
-				c.Args = append(c.Args, path, dgram)
+				c.Args = append(c.Args, path, dgram, abstract)
 				c.Dir, c.Sandbox = j.ws, sb
 				res, err := process.Run(context.Background(), c)
 				require.NoError(t, err)
 				assert.Contains(t, res.Stdout, "refused\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "not sent\n", "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Contains(t, res.Stdout, "abstract refused\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "pair\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.NotContains(t, res.Stdout, "no pair", "write %v, network %v: %s", write, network, res.Stderr)
 				time.Sleep(50 * time.Millisecond) // a datagram is read after it is sent

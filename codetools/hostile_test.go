@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
@@ -107,6 +108,95 @@ var hostileCommands = []string{
 	// The network, and other processes.
 	"perl -MIO::Socket::INET -e 'IO::Socket::INET->new(\"127.0.0.1:PORT\") and print \"CONNECTED\"'",
 	"kill -9 PID",
+	// More wrappers, and programs that run others: each runs the command
+	// it wraps, in the sandbox of the class the check gave the whole.
+	"nohup cat .env",
+	"setsid cat .env",
+	"flock lockf cat .env",
+	"chroot / cat WSDIR/.env",
+	"unshare -r cat .env",
+	"env -C .. cat outside/passwd",
+	"env --chdir=.. rm -rf outside",
+	"nice -5 rm -rf victim",
+	"ionice -c3 rm -rf victim",
+	"xargs -a .env echo",
+	"xargs --arg-file=.env echo",
+	"find . -execdir cat {} ';'",
+	"find . -fprint OUT/x",
+	"find . -fls pwned.txt",
+	"sh -c 'cat $0' .env",
+	"bash -c 'cat $1' _ .env",
+	"sh -s < list.txt",
+	"awk 'BEGIN { while ((getline l < \".env\") > 0) print l }'",
+	"perl -e 'print `cat .env`'",
+	"make -C ..",
+	"man -P 'cat .env' ls",
+	"LESSOPEN='|cat .env %s' less README.md",
+	"vim -es -c 'w OUT/x' -c q README.md",
+	"sqlite3 :memory: \"select readfile('.env');\"",
+	"sqlite3 :memory: '.output OUT/x' 'select 1;'",
+	// git run other ways.
+	"git -C .. log",
+	"git --git-dir=OUT log",
+	"git --work-tree=.. status",
+	"git config --global alias.x '!rm -rf victim'",
+	"git log --output=OUT/x",
+	"git cat-file -p :.env",
+	"GIT_PAGER='cat .env' git -p log",
+	"GIT_EXTERNAL_DIFF='rm -rf victim' git diff",
+	"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='cat .env' git -p log",
+	"git init OUT/repo",
+	"git clone . OUT/clone",
+	// Writers, and readers that fetch.
+	"tar -cf OUT/x README.md",
+	"rsync README.md OUT/x",
+	"tee OUT/x < README.md",
+	"tee -a OUT/passwd < README.md",
+	"dd if=README.md of=OUT/x",
+	"cp .env OUT/",
+	"mv .env OUT/",
+	"ln -f README.md .env",
+	"install -m 644 README.md OUT/x",
+	"truncate -s 0 OUT/passwd",
+	"shred -u OUT/passwd",
+	"split -b 1 README.md OUT/p",
+	"curl -s file://WSDIR/.env",
+	"curl -s file://OUT/passwd",
+	"wget -q -O OUT/x http://127.0.0.1:PORT/",
+	"gzip -c .env",
+	"echo x > HOSTTMP",
+	"echo x > HOSTSHM",
+	// Redirections, expansions, quoting.
+	"cat README.md >| OUT/x",
+	"cat README.md &> OUT/x",
+	"cat README.md >> OUT/passwd",
+	"cat > OUT/x <<EOF\nx\nEOF",
+	"cat $(echo .env)",
+	"cat `echo .env`",
+	"cat${IFS}.env",
+	"cat .e\\nv",
+	"c\\at .env",
+	"cat ./inner/../.env",
+	"cat .en?",
+	"cat .[e]nv",
+	"cat {.env,README.md}",
+	"cat /dev/fd/0 < .env",
+	"exec 3<.env; cat <&3",
+	"cat - < .env",
+	"od -c .env",
+	"strings .env",
+	// Other ways to the outside: /proc, links.
+	"cat /proc/self/root/WSDIR/.env",
+	"cat /proc/self/root/OUT/passwd",
+	"cat /proc/PID/root/OUT/passwd",
+	"cat /proc/PID/environ",
+	"cat link-out/../outside/passwd",
+	"grep -rh SECRET link-out/",
+	// Processes that would outlive the call.
+	"setsid sleep 300 &",
+	"sleep 300 & disown",
+	"setsid -f sleep 300",
+	"env -i perl -e 'fork and exit; setpgrp(0,0); fork and exit; sleep 300'",
 	// Writes through a hard link to a file outside.
 	"echo pwned >> hardlink-out",
 	"truncate -s 0 hardlink-out",
@@ -139,6 +229,7 @@ type hostile struct {
 	port     int
 	accepted chan struct{}
 	sleeper  *exec.Cmd
+	hostTmp  string            // a name in the host's temporary directory, and in /dev/shm
 	sock     string            // a Unix socket outside the workspace, listening
 	before   map[string]string // the tree outside the workspace, and the protected files
 }
@@ -222,6 +313,11 @@ func newHostileTree(t *testing.T, mode process.SandboxMode, links bool) *hostile
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.sleeper.Process.Kill(); h.sleeper.Wait() })
+	h.hostTmp = "toolbelt-hostile-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	t.Cleanup(func() {
+		os.Remove(filepath.Join(os.TempDir(), h.hostTmp))
+		os.Remove(filepath.Join("/dev/shm", h.hostTmp))
+	})
 	h.before = h.snapshot(t)
 	return h
 }
@@ -229,7 +325,8 @@ func newHostileTree(t *testing.T, mode process.SandboxMode, links bool) *hostile
 // command puts the host's paths and numbers in a hostile command.
 func (h *hostile) command(cmd string) string {
 	return strings.NewReplacer("OUT", h.out, "PORT", strconv.Itoa(h.port), "PID", strconv.Itoa(h.sleeper.Process.Pid),
-		"UNIXSOCK", h.sock, "WSDIR", h.dir).Replace(cmd)
+		"UNIXSOCK", h.sock, "WSDIR", h.dir, "HOSTTMP", filepath.Join(os.TempDir(), h.hostTmp),
+		"HOSTSHM", filepath.Join("/dev/shm", h.hostTmp)).Replace(cmd)
 }
 
 // snapshot records the files outside the workspace (in its parent) and
@@ -288,6 +385,11 @@ func (h *hostile) intact(t *testing.T, cmd string, res *tool.Result, exp expect)
 	}
 	if h.sleeper.Process.Signal(syscallZero) != nil {
 		t.Errorf("%s: a process outside was killed", cmd)
+	}
+	for _, dir := range []string{os.TempDir(), "/dev/shm"} {
+		if _, err := os.Lstat(filepath.Join(dir, h.hostTmp)); err == nil {
+			t.Errorf("%s: a file was made in the host's %s", cmd, dir)
+		}
 	}
 	after := h.snapshot(t)
 	for name, was := range h.before {

@@ -76,11 +76,20 @@ func (l *limits) message(s *jsonScanner, w *bytes.Buffer) error {
 	case '{':
 		return l.single(s, w)
 	case '[':
+		// A batch is one message: its members share the bounds of one, and
+		// those past them are dropped (a response among them is not
+		// answered: its request ends at its deadline).
 		w.WriteByte('[')
 		n := 0
 		err := s.array(func(int) error {
+			room := l.messageBytes - w.Len()
+			if room <= 0 {
+				return s.skipValue()
+			}
+			in := *l
+			in.messageBytes, in.resultBytes = room, min(l.resultBytes, room)
 			var m bytes.Buffer
-			if err := l.single(s, &m); err != nil {
+			if err := in.single(s, &m); err != nil {
 				return err
 			}
 			if m.Len() > 0 {

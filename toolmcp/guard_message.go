@@ -276,6 +276,14 @@ func withMeta(members []member, add map[string]any) []member {
 	return members
 }
 
+// toolCost is the least a tool of a list page counts for against the
+// page's size: the SDK decodes each tool, then encodes its input schema and
+// decodes it again to check it, at a cost of tens of KiB whatever the
+// tool's size, so a page of millions of empty tools ("{}", 3 bytes each)
+// would cost it minutes and gigabytes. At this cost a page of the default
+// size keeps 8,192 tools.
+const toolCost = 1 << 10
+
 // tools reads the tools of a tools/list page. A tool that cannot be kept
 // within the bounds is written as a stub that keeps its name and says why,
 // so that RemoteTools can name it; once the page is over its size, the
@@ -284,7 +292,9 @@ func (l *limits) tools(s *jsonScanner, w *bytes.Buffer) (out int, err error) {
 	w.WriteByte('[')
 	n := 0
 	err = s.array(func(int) error {
-		room := l.messageBytes - w.Len()
+		// Each tool kept counts as at least toolCost bytes: what the SDK
+		// spends on a tool is not in proportion to its bytes.
+		room := l.messageBytes - max(w.Len(), n*toolCost)
 		if room <= 0 {
 			out++
 			return s.skipValue()

@@ -476,3 +476,52 @@ func TestRemoteCostlySchemaLeftOut(t *testing.T) {
 		t.Errorf("after: %s %q", res.Status, res.Text())
 	}
 }
+
+// A tools/list page of a great many tiny tools costs the SDK far more
+// than its bytes (it decodes each, then re-encodes and decodes its input
+// schema): every tool counts as at least toolCost against the page, so a
+// page within MaxMessageBytes of millions of "{}" cannot take the client
+// minutes and gigabytes. The tools past it are counted as left out.
+func TestRemoteTinyToolsBounded(t *testing.T) {
+	page := func(n int, tool func(i int) string) func(io.Writer, string) {
+		return func(w io.Writer, _ string) {
+			io.WriteString(w, `{"tools":[`)
+			for i := range n {
+				if i > 0 {
+					io.WriteString(w, ",")
+				}
+				io.WriteString(w, tool(i))
+			}
+			io.WriteString(w, `]}`)
+		}
+	}
+	tests := []struct {
+		name  string
+		page  func(io.Writer, string)
+		added int
+	}{
+		{"two million empty tools", page(2_000_000, func(int) string { return `{}` }), 0},
+		{"half a million named ones", page(500_000, func(i int) string { return fmt.Sprintf(`{"name":"t%d"}`, i) }), DefaultMaxTools},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs := connectHostile(t, &hostile{page: tt.page}, "stdio", nil)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			added, err := AddRemoteTools(ctx, tool.NewRegistry[struct{}](nil), cs, nil)
+			runtime.ReadMemStats(&after)
+			if len(added) != tt.added {
+				t.Errorf("added %d tools, want %d", len(added), tt.added)
+			}
+			if err == nil || !strings.Contains(err.Error(), "were left out: the page is over toolmcp.GuardOptions.MaxMessageBytes") {
+				t.Errorf("the error does not say tools of the page were left out: %.300v", err)
+			}
+			// Unbounded, the SDK allocates tens of GB for these pages.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<30 {
+				t.Errorf("%d MB allocated to read one page", alloc>>20)
+			}
+		})
+	}
+}

@@ -525,3 +525,31 @@ func TestRemoteTinyToolsBounded(t *testing.T) {
 		})
 	}
 }
+
+// The annotations of a remote schema that a model reads are escaped
+// wherever they are: a property's title and $comment as well as its
+// description, in nested and referenced subschemas too.
+func TestRemoteSchemaAnnotationsEscaped(t *testing.T) {
+	const poison = `\u202eevil\u202c \u001b[8mhidden zero\u200bwidth \udb40\udc41tags`
+	tests := []struct{ name, schema string }{
+		{"a property's title", `{"type":"object","properties":{"p":{"type":"string","title":"` + poison + `"}}}`},
+		{"a property's $comment", `{"type":"object","properties":{"p":{"type":"string","$comment":"` + poison + `"}}}`},
+		{"the schema's $comment", `{"type":"object","$comment":"` + poison + `"}`},
+		{"a nested item's description", `{"type":"object","properties":{"p":{"type":"array","items":{"type":"object","properties":{"q":{"type":"string","description":"` + poison + `"}}}}}}`},
+		{"a definition's $comment", `{"type":"object","properties":{"p":{"$ref":"#/$defs/d"}},"$defs":{"d":{"type":"string","$comment":"` + poison + `"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, _, err := addHostile(t, &hostile{page: tools(`{"name":"t","inputSchema":` + tt.schema + `}`)}, "stdio", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema := string(reg.Definitions()[0].InputSchema)
+			for _, r := range []string{"\x1b", "\u202e", "\u200b", "\U000E0041"} {
+				if strings.Contains(schema, r) {
+					t.Errorf("the schema carries %q raw: %s", r, schema)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package dialect
 import (
 	"strconv"
 	"strings"
+
+	"github.com/toolbelt-go/tool"
 )
 
 // maxNoteJSON bounds the JSON a note quotes (a subschema, a default), so a
@@ -12,7 +14,16 @@ const maxNoteJSON = 200
 // note renders keyword k of subschema s as a sentence for the description,
 // so a model that is not given the keyword still knows the constraint. It
 // returns "" for a keyword that constrains nothing (uniqueItems false).
+//
+// The sentence quotes the schema's values (a default, an enum, a format),
+// which no one escaped as text a model reads: a schema from another party
+// (a remote MCP server's) may hide instructions in them with bidirectional
+// controls or tag characters. It is escaped as the description it joins.
 func note(s *node, k string) string {
+	return tool.EscapeModelText(noteWords(s, k))
+}
+
+func noteWords(s *node, k string) string {
 	v := s.get(k)
 	if v == nil {
 		return ""

@@ -33,7 +33,9 @@ type GuardOptions struct {
 	// included: a response over it becomes an error response to its
 	// request, a notification or request from the server over it is
 	// dropped, and a tool of a list page past it is left out, counted.
-	// Zero means 8 MiB.
+	// Each tool of a page counts as at least 1 KiB (what the SDK spends
+	// on one is not in proportion to its bytes), and the messages of a
+	// batch share the bound of one. Zero means 8 MiB.
 	MaxMessageBytes int
 	// MaxDepth bounds the nesting of any value (a tool of a list, and its
 	// schemas, count from the tool). A tool nested deeper is kept by name

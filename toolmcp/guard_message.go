@@ -76,11 +76,20 @@ func (l *limits) message(s *jsonScanner, w *bytes.Buffer) error {
 	case '{':
 		return l.single(s, w)
 	case '[':
+		// A batch is one message: its members share the bounds of one, and
+		// those past them are dropped (a response among them is not
+		// answered: its request ends at its deadline).
 		w.WriteByte('[')
 		n := 0
 		err := s.array(func(int) error {
+			room := l.messageBytes - w.Len()
+			if room <= 0 {
+				return s.skipValue()
+			}
+			in := *l
+			in.messageBytes, in.resultBytes = room, min(l.resultBytes, room)
 			var m bytes.Buffer
-			if err := l.single(s, &m); err != nil {
+			if err := in.single(s, &m); err != nil {
 				return err
 			}
 			if m.Len() > 0 {
@@ -267,6 +276,14 @@ func withMeta(members []member, add map[string]any) []member {
 	return members
 }
 
+// toolCost is the least a tool of a list page counts for against the
+// page's size: the SDK decodes each tool, then encodes its input schema and
+// decodes it again to check it, at a cost of tens of KiB whatever the
+// tool's size, so a page of millions of empty tools ("{}", 3 bytes each)
+// would cost it minutes and gigabytes. At this cost a page of the default
+// size keeps 8,192 tools.
+const toolCost = 1 << 10
+
 // tools reads the tools of a tools/list page. A tool that cannot be kept
 // within the bounds is written as a stub that keeps its name and says why,
 // so that RemoteTools can name it; once the page is over its size, the
@@ -275,7 +292,9 @@ func (l *limits) tools(s *jsonScanner, w *bytes.Buffer) (out int, err error) {
 	w.WriteByte('[')
 	n := 0
 	err = s.array(func(int) error {
-		room := l.messageBytes - w.Len()
+		// Each tool kept counts as at least toolCost bytes: what the SDK
+		// spends on a tool is not in proportion to its bytes.
+		room := l.messageBytes - max(w.Len(), n*toolCost)
 		if room <= 0 {
 			out++
 			return s.skipValue()

@@ -3,6 +3,7 @@ package toolmcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -258,4 +259,62 @@ func rawDepth(b []byte) int {
 		}
 	}
 	return deepest
+}
+
+// A batch is one message: its members share the bound of one, so a server
+// cannot send a thousand messages of nearly the bound each in one array
+// and have the guard hold (and the SDK decode) all of them. Members past
+// the bound are dropped; those within it pass.
+func TestGuardBatchBounded(t *testing.T) {
+	l := &limits{resultBytes: 512, resultBlocks: 10, messageBytes: 1024, depth: 16}
+	batch := func(n int, member func(i int) string) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(member(i))
+		}
+		b.WriteString("]\n")
+		return b.String()
+	}
+	pad := strings.Repeat("x", 700)
+	tests := []struct {
+		name     string
+		in       string
+		members  int // in the batch that comes out; -1: at most the bound allows
+		maxBytes int
+	}{
+		{"small members pass", batch(3, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%d"}}`, i)
+		}), 3, 1024},
+		{"a thousand notifications near the bound", batch(1000, func(i int) string {
+			return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + pad + `"}}`
+		}), -1, 1024},
+		{"a thousand responses near the bound", batch(1000, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"x":"%s"}}`, i, pad)
+		}), -1, 1024 + 512},
+		{"a thousand tools/call results", batch(1000, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`, i, pad)
+		}), -1, 1024 + 512},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := guardAll(t, tt.in, l)
+			if len(got) != 1 {
+				t.Fatalf("%d messages out, want one batch: %.300q", len(got), got)
+			}
+			var members []json.RawMessage
+			if err := json.Unmarshal([]byte(got[0]), &members); err != nil {
+				t.Fatalf("not a batch: %v: %.300s", err, got[0])
+			}
+			if len(got[0]) > tt.maxBytes {
+				t.Errorf("the batch came out as %d bytes in %d members, over the bound of one message (%d)", len(got[0]), len(members), l.messageBytes)
+			}
+			if tt.members >= 0 && len(members) != tt.members {
+				t.Errorf("%d members came out, want %d", len(members), tt.members)
+			}
+		})
+	}
 }

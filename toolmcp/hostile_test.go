@@ -476,3 +476,80 @@ func TestRemoteCostlySchemaLeftOut(t *testing.T) {
 		t.Errorf("after: %s %q", res.Status, res.Text())
 	}
 }
+
+// A tools/list page of a great many tiny tools costs the SDK far more
+// than its bytes (it decodes each, then re-encodes and decodes its input
+// schema): every tool counts as at least toolCost against the page, so a
+// page within MaxMessageBytes of millions of "{}" cannot take the client
+// minutes and gigabytes. The tools past it are counted as left out.
+func TestRemoteTinyToolsBounded(t *testing.T) {
+	page := func(n int, tool func(i int) string) func(io.Writer, string) {
+		return func(w io.Writer, _ string) {
+			io.WriteString(w, `{"tools":[`)
+			for i := range n {
+				if i > 0 {
+					io.WriteString(w, ",")
+				}
+				io.WriteString(w, tool(i))
+			}
+			io.WriteString(w, `]}`)
+		}
+	}
+	tests := []struct {
+		name  string
+		page  func(io.Writer, string)
+		added int
+	}{
+		{"two million empty tools", page(2_000_000, func(int) string { return `{}` }), 0},
+		{"half a million named ones", page(500_000, func(i int) string { return fmt.Sprintf(`{"name":"t%d"}`, i) }), DefaultMaxTools},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs := connectHostile(t, &hostile{page: tt.page}, "stdio", nil)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			added, err := AddRemoteTools(ctx, tool.NewRegistry[struct{}](nil), cs, nil)
+			runtime.ReadMemStats(&after)
+			if len(added) != tt.added {
+				t.Errorf("added %d tools, want %d", len(added), tt.added)
+			}
+			if err == nil || !strings.Contains(err.Error(), "were left out: the page is over toolmcp.GuardOptions.MaxMessageBytes") {
+				t.Errorf("the error does not say tools of the page were left out: %.300v", err)
+			}
+			// Unbounded, the SDK allocates tens of GB for these pages.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<30 {
+				t.Errorf("%d MB allocated to read one page", alloc>>20)
+			}
+		})
+	}
+}
+
+// The annotations of a remote schema that a model reads are escaped
+// wherever they are: a property's title and $comment as well as its
+// description, in nested and referenced subschemas too.
+func TestRemoteSchemaAnnotationsEscaped(t *testing.T) {
+	const poison = `\u202eevil\u202c \u001b[8mhidden zero\u200bwidth \udb40\udc41tags`
+	tests := []struct{ name, schema string }{
+		{"a property's title", `{"type":"object","properties":{"p":{"type":"string","title":"` + poison + `"}}}`},
+		{"a property's $comment", `{"type":"object","properties":{"p":{"type":"string","$comment":"` + poison + `"}}}`},
+		{"the schema's $comment", `{"type":"object","$comment":"` + poison + `"}`},
+		{"a nested item's description", `{"type":"object","properties":{"p":{"type":"array","items":{"type":"object","properties":{"q":{"type":"string","description":"` + poison + `"}}}}}}`},
+		{"a definition's $comment", `{"type":"object","properties":{"p":{"$ref":"#/$defs/d"}},"$defs":{"d":{"type":"string","$comment":"` + poison + `"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, _, err := addHostile(t, &hostile{page: tools(`{"name":"t","inputSchema":` + tt.schema + `}`)}, "stdio", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema := string(reg.Definitions()[0].InputSchema)
+			for _, r := range []string{"\x1b", "\u202e", "\u200b", "\U000E0041"} {
+				if strings.Contains(schema, r) {
+					t.Errorf("the schema carries %q raw: %s", r, schema)
+				}
+			}
+		})
+	}
+}

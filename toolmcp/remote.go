@@ -299,7 +299,9 @@ func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 	}
 	var problem error
 	walkSchema(v, func(m map[string]any) {
-		for _, k := range []string{"description", "title"} {
+		// $comment is an annotation as description is, for the model to
+		// read too (a provider may be sent it as it is).
+		for _, k := range []string{"description", "title", "$comment"} {
 			if str, ok := m[k].(string); ok {
 				limit := o.MaxDescription
 				if k == "title" {

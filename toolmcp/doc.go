@@ -117,7 +117,9 @@
 // not fit is kept by name only, and a huge result is cut as it arrives,
 // never held whole. Titles and descriptions are escaped as the registry
 // escapes what a model reads, and bounded ([RemoteOptions]); a tool whose
-// definition is over the bounds, that the registry refuses, or that the
-// server runs only as a task is left out, by name, without the others.
+// definition is over the bounds, whose schema hides such characters in
+// its data (names and values, which cannot be escaped), that the registry
+// refuses, or that the server runs only as a task is left out, by name,
+// without the others.
 // Remote annotations are hints: see [RemoteOptions.TrustAnnotations].
 package toolmcp

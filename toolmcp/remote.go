@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,7 +134,10 @@ func (e *RemoteError) Error() string {
 // the reason, when it is added (it implements [tool.DefinitionChecker]);
 // [AddRemoteTools] adds the others regardless. Such a tool: one the guard
 // could not read within its bounds, one whose schemas are over the
-// bounds of opts or do not compile, one the server runs only as a task
+// bounds of opts or do not compile, one whose schemas hold a control,
+// invisible or reordering character in a key or value (data the tool
+// takes as it is, which cannot be escaped as a description is), one the
+// server runs only as a task
 // (execution.taskSupport "required": toolmcp does not support the tasks
 // extension, and the model must not be offered a tool it can never
 // call).
@@ -317,6 +323,9 @@ func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 	if problem != nil {
 		return nil, problem
 	}
+	if found := hiddenText(v, ""); found != "" {
+		return nil, fmt.Errorf("%s holds characters a model would read raw (controls, or invisible or reordering ones); descriptions are escaped, but keys and values (enum, const, default, examples) are data the tool takes as they are, and escaping them would change what it accepts", found)
+	}
 	if b, err = json.Marshal(v); err != nil {
 		return nil, err
 	}
@@ -324,6 +333,52 @@ func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s of JSON, over the %s a remote tool's schema may take (RemoteOptions.MaxSchemaBytes)", byteSize(len(b)), byteSize(o.MaxSchemaBytes))
 	}
 	return b, nil
+}
+
+// hiddenText finds, in v at the JSON pointer at, a key or string that
+// still holds what [tool.EscapeModelText] would escape (a control,
+// bidirectional, zero-width or tag character) once the annotations are
+// escaped: there it is data, which cannot be escaped without changing
+// what the tool accepts. It says what and where, shown escaped and cut,
+// or returns "" when there is none.
+func hiddenText(v any, at string) string {
+	shown := func(s string) string { return strconv.Quote(cut(s, 64)) } // Quote escapes them all
+	switch v := v.(type) {
+	case string:
+		if tool.EscapeModelText(v) != v {
+			return "the value " + shown(v) + " at " + pointer(at)
+		}
+	case []any:
+		for i, e := range v {
+			if found := hiddenText(e, at+"/"+strconv.Itoa(i)); found != "" {
+				return found
+			}
+		}
+	case map[string]any:
+		// In order, so that the same tool is refused with the same words.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if tool.EscapeModelText(k) != k {
+				return "the key " + shown(k) + " at " + pointer(at)
+			}
+			if found := hiddenText(v[k], at+"/"+pointerToken(k)); found != "" {
+				return found
+			}
+		}
+	}
+	return ""
+}
+
+// pointer is a JSON pointer as the error shows it.
+func pointer(at string) string {
+	if at == "" {
+		return "the schema's top level"
+	}
+	return at
+}
+
+// pointerToken escapes a key as a JSON pointer's token (RFC 6901).
+func pointerToken(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // walkSchema calls visit for every schema object in v: v itself, and the

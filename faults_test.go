@@ -261,6 +261,19 @@ func TestInvisibleCharactersInTheModelView(t *testing.T) {
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{KeepInvisible: true})
 	require.NoError(t, r.Add(tl))
 	assert.Equal(t, hidden, call(r, "t", `{}`).Text(), "kept when the host says so")
+	type out struct {
+		Note string `json:"note"`
+	}
+	structured := tool.New(tool.Definition{Name: "s", Description: "S."}, func(context.Context, struct{}) (out, error) { return out{hidden}, nil })
+	res = call(newRegistry(t, structured), "s", `{}`)
+	assert.Equal(t, `{"note":"see the README\udb40\udc49\udb40\udc67\udb40\udc6e\u202eevil\u200b"}`, string(res.Structured),
+		"structured output escaped as JSON, the same value")
+	var got out
+	require.NoError(t, json.Unmarshal(res.Structured, &got))
+	assert.Equal(t, hidden, got.Note, "the same value to a decoder")
+	r = tool.NewRegistry[struct{}](&tool.RegistryOptions{KeepInvisible: true})
+	require.NoError(t, r.Add(structured))
+	assert.Contains(t, string(call(r, "s", `{}`).Structured), hidden, "kept when the host says so")
 	assert.Equal(t, "family: 👩\u200d👧", call(newRegistry(t, tool.New(tool.Definition{Name: "e", Description: "E."},
 		func(context.Context, struct{}) (string, error) { return "family: 👩\u200d👧", nil })), "e", `{}`).Text(), "joiners emoji need are kept")
 }

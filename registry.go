@@ -50,7 +50,8 @@ type RegistryOptions struct {
 	// (U+202A–U+202E, U+2066–U+2069), zero-width spaces and joiners other
 	// than ZWJ/ZWNJ, and the Unicode tag characters (U+E0000–U+E007F), a
 	// known channel for hidden instructions. By default they are escaped
-	// (\u202e), as control characters always are.
+	// (\u202e), as control characters always are; in structured output,
+	// as JSON escapes, so that a decoder reads the same value.
 	KeepInvisible bool
 	// AllowCostlySchemas registers tools whose input schema may cost more
 	// than the budget to validate (a pattern whose program is large for

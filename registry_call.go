@@ -40,7 +40,8 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 }
 
 // finish fills in the host view and makes the model view safe: every text
-// block escaped, the status and IsError consistent.
+// block and the structured output escaped, the status and IsError
+// consistent.
 func finish(rt *runtimeConfig, res *Result, req Request, start time.Time) *Result {
 	res.CallID, res.Tool = req.ID, text.Clean(text.Cut(req.Name, 128))
 	res.Started, res.Duration = start, time.Since(start)
@@ -59,5 +60,8 @@ func finish(rt *runtimeConfig, res *Result, req Request, start time.Time) *Resul
 		res.Content[i].Text = text.CleanModel(res.Content[i].Text, keep)
 		res.Content[i].Name = text.CleanModel(res.Content[i].Name, keep)
 	}
+	// Structured output is data: what would be escaped in text is written
+	// as a JSON escape instead, the same value to a decoder.
+	res.Structured = text.EscapeJSON(res.Structured, keep)
 	return res
 }

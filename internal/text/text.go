@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -242,4 +243,62 @@ func HeadTailMarked(s string, max int, marker func(cut int) string) (out string,
 		tailStart += i + 1
 	}
 	return head + marker(tailStart-len(head)) + s[tailStart:], len(head), tailStart
+}
+
+// EscapeJSON returns the valid JSON b with the characters CleanModel
+// escapes written as JSON escapes (\u202e, a surrogate pair for a tag
+// character): the same value to any decoder, but nothing hidden in the
+// bytes a model reads. In valid JSON such characters can only stand inside
+// strings, and controls below U+0020 are escaped already. It returns b
+// itself, without allocating, when there is nothing to change.
+func EscapeJSON(b []byte, keepInvisible bool) []byte {
+	i := firstUncleanJSON(b, !keepInvisible)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for {
+		r, size := utf8.DecodeRune(b[i:])
+		out = appendJSONEscape(append(out, b[:i]...), r)
+		b = b[i+size:]
+		if i = firstUncleanJSON(b, !keepInvisible); i < 0 {
+			return append(out, b...)
+		}
+	}
+}
+
+// firstUncleanJSON is where the first character EscapeJSON escapes starts
+// in b, or -1: DEL, a C1 control or, when invisible is set, a character
+// Invisible reports.
+func firstUncleanJSON(b []byte, invisible bool) int {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x80 && r <= 0x9f || invisible && Invisible(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// appendJSONEscape appends r as a JSON escape, a surrogate pair above the
+// Basic Multilingual Plane.
+func appendJSONEscape(out []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	unit := func(out []byte, u rune) []byte {
+		return append(out, '\\', 'u', hex[u>>12&0xf], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+	}
+	if r > 0xFFFF {
+		hi, lo := utf16.EncodeRune(r)
+		return unit(unit(out, hi), lo)
+	}
+	return unit(out, r)
 }

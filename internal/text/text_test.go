@@ -1,6 +1,8 @@
 package text
 
 import (
+	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +23,35 @@ func TestClean(t *testing.T) {
 		if got := Clean(tt.in); got != tt.want {
 			t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	tests := []struct {
+		in, want string
+		keep     bool
+	}{
+		{`{"a":"plain","b":[1,2]}`, `{"a":"plain","b":[1,2]}`, false},
+		{"{\"a\":\"x\u202ey\"}", `{"a":"x\u202ey"}`, false},
+		{"{\"k\u200b\":\"\U000E0041\"}", `{"k\u200b":"\udb40\udc41"}`, false},
+		{"[\"del\x7f c1\u0085\"]", `["del\u007f c1\u0085"]`, false},
+		{"[\"x\u202ey\"]", "[\"x\u202ey\"]", true},
+		{"[\"del\x7f\"]", `["del\u007f"]`, true},
+		{"[\"héllo 😀 👩\u200d👧\"]", "[\"héllo 😀 👩\u200d👧\"]", false},
+	}
+	for _, tt := range tests {
+		got := string(EscapeJSON([]byte(tt.in), tt.keep))
+		if got != tt.want {
+			t.Errorf("EscapeJSON(%q, %v) = %q, want %q", tt.in, tt.keep, got, tt.want)
+		}
+		var before, after any
+		if json.Unmarshal([]byte(tt.in), &before) != nil || json.Unmarshal([]byte(got), &after) != nil || !reflect.DeepEqual(before, after) {
+			t.Errorf("EscapeJSON(%q) = %q: not the same value", tt.in, got)
+		}
+	}
+	clean := []byte(`{"a":"plain"}`)
+	if allocs := testing.AllocsPerRun(10, func() { EscapeJSON(clean, false) }); allocs != 0 {
+		t.Errorf("clean JSON: %v allocations, want 0", allocs)
 	}
 }
 
@@ -125,4 +156,28 @@ func TestHeadTail(t *testing.T) {
 	if same, n := HeadTail("short", 200); same != "short" || n != 0 {
 		t.Errorf("short input changed: %q %d", same, n)
 	}
+}
+
+// EscapeJSON keeps any valid JSON the same value, and leaves nothing in
+// it that CleanModel would escape.
+func FuzzEscapeJSON(f *testing.F) {
+	for _, s := range []string{`{"a":"x` + "\u202e" + `y"}`, `["` + "\U000E0041\x7f\u0085" + `"]`, `"plain"`, `{"k` + "\u200b" + `":[1,"` + "\u2066" + `"]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var before any
+		if json.Unmarshal(b, &before) != nil {
+			return
+		}
+		got := EscapeJSON(b, false)
+		var after any
+		if err := json.Unmarshal(got, &after); err != nil || !reflect.DeepEqual(before, after) {
+			t.Fatalf("EscapeJSON(%q) = %q: not the same value (%v)", b, got, err)
+		}
+		for _, r := range string(got) { // controls below U+0020 stand only between tokens
+			if r == 0x7f || r >= 0x80 && r <= 0x9f || Invisible(r) {
+				t.Fatalf("EscapeJSON(%q) = %q still holds %U", b, got, r)
+			}
+		}
+	})
 }

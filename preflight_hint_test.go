@@ -2,9 +2,13 @@ package tool_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/tooltest"
@@ -30,4 +34,53 @@ func TestProblemsInSchemaOrder(t *testing.T) {
 			require.Equal(t, first, res.Text(), "the hint changed between calls")
 		}
 	}
+}
+
+// Describing a problem is not free (the closest allowed value is an edit
+// distance to each), so only the problems the model is shown are
+// described: a call that fails thousands of times against a long enum, or
+// sends thousands of unknown keys beside thousands of declared ones, costs
+// about what validating it costs. Before, every failure was described:
+// seconds and hundreds of megabytes for one call.
+func TestManyProblemsDescribedBounded(t *testing.T) {
+	long := strings.Repeat("x", 20000)
+	var props, unknown []string
+	for i := range 3000 {
+		props = append(props, fmt.Sprintf(`"p%d":{}`, i))
+		unknown = append(unknown, fmt.Sprintf(`"p%dq":1`, i))
+	}
+	tests := []struct {
+		name, schema, args string
+		total              int
+	}{
+		{"long enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":["` + long + `"]}}}}`,
+			`{"a":[` + strings.TrimSuffix(strings.Repeat(`"`+strings.Repeat("y", 200)+`",`, 500), ",") + `]}`, 500},
+		{"unknown keys", `{"type":"object","properties":{` + strings.Join(props, ",") + `},"additionalProperties":false}`,
+			"{" + strings.Join(unknown, ",") + "}", 3000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRegistry(t, tool.NewRaw(tool.Definition{Name: "t", Description: "T.", InputSchema: []byte(tt.schema)},
+				func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }))
+			var res *tool.Result
+			alloc := totalAlloc(func() {
+				res = r.Call(context.Background(), struct{}{}, tool.Request{Name: "t", Args: json.RawMessage(tt.args)})
+			})
+			require.Equal(t, tool.StatusInvalid, res.Status)
+			var ae *tool.ArgsError
+			require.ErrorAs(t, res.Err, &ae)
+			assert.Equal(t, tt.total, ae.Total, "every problem is counted")
+			assert.Len(t, ae.Problems, 8, "the first ones are described")
+			assert.Less(t, alloc, uint64(40<<20), "bytes allocated by the call (measured 2-4 MB; 240 MB and more when every problem was described)")
+		})
+	}
+}
+
+// totalAlloc returns the bytes f allocated.
+func totalAlloc(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

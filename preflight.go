@@ -34,12 +34,16 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	var s *schema.Schema
 	if sp, ok := As[schemaProvider](t); ok && sp.compiledSchema() != nil && bytes.Equal(sp.compiledSchema().Raw(), def.InputSchema) {
 		s = sp.compiledSchema()
+		if err := s.CheckNumbers(lim.parser()); err != nil {
+			pf.err = err
+			return pf
+		}
 		if p, ok := As[preparer](t); ok {
 			pf.prep = p
 		}
 	} else {
 		var err error
-		if s, err = schema.Compile(def.InputSchema); err != nil {
+		if s, err = schema.Compile(def.InputSchema, lim.parser()); err != nil {
 			pf.err = err
 			return pf
 		}

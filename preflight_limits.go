@@ -17,7 +17,7 @@ type Limits struct {
 	MaxDepth        int // nesting of objects and arrays; default 64
 	MaxStringBytes  int // one string; default 64 KiB
 	MaxNumberLength int // one number token; default 100 characters
-	MaxExponent     int // a number's written exponent, ±; default 400
+	MaxExponent     int // a number's written exponent, ±; default 400 (a schema's numbers are held to these two as well)
 	MaxElements     int // members of one object or items of one array; default 10,000
 
 	// MaxSchemaChecks bounds the subschema checks validating one call may

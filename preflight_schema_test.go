@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,4 +104,72 @@ func TestFoldedKeys(t *testing.T) {
 			assert.Equal(t, tt.pointer, ae.Problems[0].Pointer)
 		})
 	}
+}
+
+// A schema's numbers follow the rule the arguments' numbers follow
+// (Limits.MaxNumberLength, Limits.MaxExponent, the float64 range): no call
+// can need a bigger one, and checking arguments against one costs time
+// and memory that grow with its digits. Before, `multipleOf: 1e-100000`
+// registered, and a call of 9,999 numbers took a second and 1.4 GB
+// allocated; `maximum: 1e100000`, 0.3 s and 0.5 GB; a 200,000-digit
+// maximum took 89 MB to register.
+func TestSchemaNumbersWithinArgumentLimits(t *testing.T) {
+	items := func(kw, num string) string {
+		return `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","` + kw + `":` + num + `}}}}`
+	}
+	type small struct {
+		N int `json:"n" jsonschema:"maximum=1e20"`
+	}
+	raw := func(schema string) tool.Definer {
+		return tool.NewRaw(tool.Definition{Name: "t", Description: "T.", InputSchema: []byte(schema)},
+			func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil })
+	}
+	tests := []struct {
+		name   string
+		tool   tool.Definer
+		limits tool.Limits
+		want   []string // in the registration error; none: registers
+	}{
+		{"tiny multipleOf", raw(items("multipleOf", "1e-100000")), tool.Limits{},
+			[]string{"1e-100000", "/properties/a/items/multipleOf", "exponent beyond ±400", "Limits.MaxExponent"}},
+		{"huge maximum", raw(items("maximum", "1E+100000")), tool.Limits{}, []string{"/properties/a/items/maximum", "±400"}},
+		{"long digits", raw(items("maximum", "1"+strings.Repeat("0", 200000))), tool.Limits{},
+			[]string{"more than 100 characters", "Limits.MaxNumberLength", "fewer digits"}},
+		{"beyond float64", raw(items("minimum", "-2e308")), tool.Limits{}, []string{"float64"}},
+		{"in an enum", raw(`{"type":"object","properties":{"e":{"enum":[1,2,3e999]}}}`), tool.Limits{}, []string{"/properties/e/enum/2"}},
+		{"the host's own limits", raw(items("maximum", "1e20")), tool.Limits{MaxExponent: 10}, []string{"±10"}},
+		{"a typed tool under the host's limits", tool.New(tool.Definition{Name: "t", Description: "T."},
+			func(context.Context, small) (string, error) { return "", nil }), tool.Limits{MaxExponent: 10}, []string{"/properties/n/maximum", "±10"}},
+		{"within the limits", raw(items("multipleOf", "1."+strings.Repeat("7", 90)+"e-400")), tool.Limits{}, nil},
+		{"a typed tool within them", tool.New(tool.Definition{Name: "t", Description: "T."},
+			func(context.Context, small) (string, error) { return "", nil }), tool.Limits{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Limits: tt.limits})
+			var err error
+			alloc := totalAlloc(func() { err = r.Add(tt.tool) })
+			assert.Less(t, alloc, uint64(8<<20), "bytes allocated by registration (89 MB for 200,000 digits when the compiler read them)")
+			if len(tt.want) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			var de *tool.DefinitionError
+			require.ErrorAs(t, err, &de)
+			for _, w := range tt.want {
+				assert.Contains(t, de.Problem, w)
+			}
+		})
+	}
+
+	// The worst a schema within the limits can do to a call of 9,999
+	// numbers (each failing): 42 MB measured.
+	r := newRegistry(t, raw(items("multipleOf", "1."+strings.Repeat("7", 90)+"e-400")))
+	args := `{"a":[` + strings.TrimSuffix(strings.Repeat("1."+strings.Repeat("3", 90)+"e307,", 9999), ",") + `]}`
+	var res *tool.Result
+	alloc := totalAlloc(func() {
+		res = r.Call(context.Background(), struct{}{}, tool.Request{Name: "t", Args: json.RawMessage(args)})
+	})
+	assert.Equal(t, tool.StatusInvalid, res.Status)
+	assert.Less(t, alloc, uint64(200<<20), "bytes allocated by a call against the largest numbers the limits allow")
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // nested returns a schema whose every level is an anyOf of two branches
@@ -28,7 +30,7 @@ func nested(levels int) (schema, value string) {
 
 func mustCompile(t testing.TB, s string) *Schema {
 	t.Helper()
-	c, err := Compile(json.RawMessage(s))
+	c, err := Compile(json.RawMessage(s), jsonparse.Limits{})
 	if err != nil {
 		t.Fatalf("Compile(%s): %v", s, err)
 	}
@@ -178,7 +180,7 @@ func FuzzWorkIsBounded(f *testing.F) {
 	f.Add(`{"type":"object","propertyNames":{"pattern":"^[a-z]+$"},"unevaluatedProperties":{"type":"string"}}`, `{"ab":"c"}`)
 	f.Add(`{"type":"object","properties":{"s":{"$ref":"https://json-schema.org/draft/2020-12/schema"}}}`, `{"s":{"properties":{"a":{"anyOf":[{}]}}}}`)
 	f.Fuzz(func(t *testing.T, schema, value string) {
-		s, err := Compile(json.RawMessage(schema))
+		s, err := Compile(json.RawMessage(schema), jsonparse.Limits{})
 		if err != nil {
 			return
 		}

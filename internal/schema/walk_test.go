@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // The folded-key check and the hint's ordering look a key up among the
@@ -16,7 +18,7 @@ func TestDeclaredNamesLookedUp(t *testing.T) {
 		props = append(props, fmt.Sprintf(`"p%d":{}`, i))
 	}
 	props = append(props, `"Path":{}`)
-	s, err := Compile([]byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`))
+	s, err := Compile([]byte(`{"type":"object","properties":{`+strings.Join(props, ",")+`}}`), jsonparse.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

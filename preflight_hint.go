@@ -33,27 +33,50 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
 	}
 	l := &problemList{problems: make([]Problem, 0, 4)}
-	// The validator walks properties in map order: the leaves are put in
-	// the schema's order (then by key), so the same arguments always get
-	// the same hint.
-	var leaves []*jsonschema.ValidationError
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	// The validator walks the arguments' objects, and some of the
+	// schema's keywords (patternProperties, dependentRequired,
+	// dependentSchemas, propertyNames…), in map order: the leaves are put
+	// in the schema's order of their places (then by key), then by the
+	// subschema that failed, then by the name a map gave them, so the same
+	// arguments always get the same hint. Leaves that tie on all three
+	// keep the validator's order, which is then its fixed keyword order.
+	type leaf struct {
+		e   *jsonschema.ValidationError
+		key string // the property a map-ordered keyword failed for
+	}
+	var leaves []leaf
+	var walk func(e *jsonschema.ValidationError, key string)
+	walk = func(e *jsonschema.ValidationError, key string) {
+		switch k := e.ErrorKind.(type) {
+		case *kind.PropertyNames:
+			key = k.Property
+		case *kind.DependentRequired:
+			key = k.Prop
+		case *kind.Dependency:
+			key = k.Prop
+		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, key)
 			}
 			return
 		}
-		leaves = append(leaves, e)
+		leaves = append(leaves, leaf{e, key})
 	}
-	walk(ve)
+	walk(ve, "")
 	if len(leaves) > 1 {
-		slices.SortStableFunc(leaves, func(x, y *jsonschema.ValidationError) int {
-			return a.schema.CompareLocations(x.InstanceLocation, y.InstanceLocation)
+		slices.SortStableFunc(leaves, func(x, y leaf) int {
+			if c := a.schema.CompareLocations(x.e.InstanceLocation, y.e.InstanceLocation); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.e.SchemaURL, y.e.SchemaURL); c != 0 {
+				return c
+			}
+			return strings.Compare(x.key, y.key)
 		})
 	}
-	for _, e := range leaves {
+	for _, lf := range leaves {
+		e := lf.e
 		if l.full() {
 			l.skip(problemCount(e))
 			continue
@@ -118,7 +141,9 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 		}
 	case *kind.AdditionalProperties:
 		allowed := a.allowedKeys(loc)
-		for i, prop := range k.Properties {
+		// Listed in map order: sorted, so the same keys get the same hint
+		// (and the same ones are shown when not all fit).
+		for i, prop := range slices.Sorted(slices.Values(k.Properties)) {
 			if l.full() {
 				l.skip(len(k.Properties) - i)
 				break

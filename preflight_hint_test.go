@@ -84,3 +84,51 @@ func totalAlloc(f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// The validator lists an object's unknown keys in map order; the hint
+// lists them in one order, so the same call gets the same hint every time,
+// including which ones are shown when there are more than fit.
+func TestUnknownKeysInOneOrder(t *testing.T) {
+	var unknown []string
+	for i := range 12 {
+		unknown = append(unknown, fmt.Sprintf(`"k%02d":1`, 11-i))
+	}
+	tests := []struct {
+		name, schema, args string
+		first              string // the pointer of the first problem shown
+	}{
+		{"root", `{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false}`,
+			"{" + strings.Join(unknown, ",") + "}", "/k00"},
+		{"nested", `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{}},"additionalProperties":false}}}`,
+			`{"o":{` + strings.Join(unknown, ",") + "}}", "/o/k00"},
+		{"property names", `{"type":"object","propertyNames":{"anyOf":[{"maxLength":2},{"pattern":"^k0"}]}}`, "{" + strings.Join(unknown, ",") + "}", ""},
+		{"dependent required", `{"type":"object","dependentRequired":{"k00":["x0"],"k01":["x1"],"k02":["x2"],"k03":["x3"],"k04":["x4"],"k05":["x5"],"k06":["x6"],"k07":["x7"],"k08":["x8"],"k09":["x9"]}}`,
+			"{" + strings.Join(unknown, ",") + "}", ""},
+		{"pattern properties", `{"type":"object","patternProperties":{"^k":{"maximum":0},"0":{"maximum":-1},"1$":{"maximum":-2},"^.0":{"maximum":-3}}}`,
+			"{" + strings.Join(unknown, ",") + "}", "/k00"},
+		{"beside a missing key", `{"type":"object","properties":{"a":{},"b":{}},"required":["b","a"],"additionalProperties":false}`,
+			"{" + strings.Join(unknown[:4], ",") + "}", "/b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRegistry(t, tool.NewRaw(tool.Definition{Name: "t", Description: "T.", InputSchema: []byte(tt.schema)},
+				func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }))
+			var first string
+			for i := range 50 {
+				res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "t", Args: json.RawMessage(tt.args)})
+				require.Equal(t, tool.StatusInvalid, res.Status)
+				if i == 0 {
+					first = res.Text()
+					var ae *tool.ArgsError
+					require.ErrorAs(t, res.Err, &ae)
+					require.NotEmpty(t, ae.Problems)
+					if tt.first != "" {
+						assert.Equal(t, tt.first, ae.Problems[0].Pointer)
+					}
+					continue
+				}
+				require.Equal(t, first, res.Text(), "the hint changed between identical calls")
+			}
+		})
+	}
+}

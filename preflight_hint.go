@@ -25,9 +25,7 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 	var ve *jsonschema.ValidationError
 	var costly *errTooCostly
 	if errors.As(err, &costly) {
-		return []Problem{{Code: "too_costly", Message: "these arguments are too costly to check against the tool's schema, " +
-			"whose alternatives (anyOf, oneOf, $ref) lead into nested values again and again; " +
-			"send a smaller or less deeply nested value, or split the work into several calls"}}, 1
+		return []Problem{{Code: "too_costly", Message: costly.modelText()}}, 1
 	}
 	if !errors.As(err, &ve) {
 		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1

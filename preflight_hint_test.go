@@ -132,3 +132,54 @@ func TestUnknownKeysInOneOrder(t *testing.T) {
 		})
 	}
 }
+
+// A call past the validation budget is told what made it costly, truly
+// whichever it was, and what to send instead; the same call gets the same
+// text every time. Before, every such call was told the schema's
+// alternatives (anyOf, oneOf, $ref) were to blame, also when a long
+// required list or a pattern was.
+func TestTooCostlySaysWhy(t *testing.T) {
+	names := make([]string, 6000)
+	for i := range names {
+		names[i] = fmt.Sprintf(`"n%d"`, i)
+	}
+	refs := strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/p"},`, 1000), ",")
+	tests := []struct {
+		name, schema, args string
+		want, not          []string
+	}{
+		{"nested alternatives", nestedAlternatives(24), nestedArgs(24),
+			[]string{"alternatives that lead into nested values", "send fewer or less deeply nested values"}, nil},
+		{"a long required list", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":[` + strings.Join(names, ",") + `]}}}}`,
+			`{"a":[` + strings.TrimSuffix(strings.Repeat("{},", 9000), ",") + `]}`,
+			[]string{"long lists of required keys or allowed values", "send fewer"}, nil},
+		{"a pattern run many times", `{"type":"object","properties":{"s":{"allOf":[` + refs + `]}},"$defs":{"p":{"pattern":"^[a-z]{1,40}x$"}}}`,
+			`{"s":"` + strings.Repeat("a", 60000) + `"}`,
+			[]string{"patterns would run over too much text", "send shorter strings"}, []string{"alternatives", "required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := registryWith(t, &tool.RegistryOptions{AllowCostlySchemas: true}, tool.NewRaw(tool.Definition{Name: "t", Description: "T.", InputSchema: []byte(tt.schema)},
+				func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }))
+			var first string
+			for i := range 5 {
+				res := r.Call(context.Background(), struct{}{}, tool.Request{Name: "t", Args: json.RawMessage(tt.args)})
+				require.Equal(t, tool.StatusInvalid, res.Status)
+				var ae *tool.ArgsError
+				require.ErrorAs(t, res.Err, &ae)
+				require.Equal(t, "too_costly", ae.Problems[0].Code)
+				if i > 0 {
+					require.Equal(t, first, res.Text(), "the hint changed between identical calls")
+					continue
+				}
+				first = res.Text()
+				for _, w := range tt.want {
+					assert.Contains(t, first, w)
+				}
+				for _, n := range tt.not {
+					assert.NotContains(t, first, n)
+				}
+			}
+		})
+	}
+}

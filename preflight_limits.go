@@ -24,11 +24,13 @@ type Limits struct {
 	// take; default 32,768 (DefaultMaxSchemaChecks). A schema whose
 	// alternatives (anyOf, oneOf, $ref) lead into the same nested value
 	// checks it once per path, so a few bytes of deeply nested arguments
-	// can cost millions of checks, each some hundreds of bytes of memory.
-	// Preflight counts the checks before validating, and a call past the
-	// bound is refused as invalid arguments ("send a smaller or shallower
-	// value"). Schemas built from Go types, and any schema without nested
-	// alternatives, take about one check per value.
+	// can cost millions of checks, each some hundreds of bytes of memory;
+	// a long required, dependentRequired or enum list counts as one check
+	// more per 64 entries. Preflight counts the checks before validating,
+	// and a call past the bound is refused as invalid arguments that are
+	// "too costly to check" ("send fewer or less deeply nested values").
+	// Schemas built from Go types, and any schema without nested
+	// alternatives or long lists, take about one check per value.
 	MaxSchemaChecks int
 }
 

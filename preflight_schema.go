@@ -38,6 +38,20 @@ func (e *errTooCostly) Error() string {
 		e.budget.Checks, e.budget.PatternSteps, e.work.Checks, e.work.PatternSteps)
 }
 
+// modelText tells the model what went past the budget and what to send
+// instead. It names no count: where the count stopped depends on the order
+// the arguments' keys were visited in, and the hint must be the same every
+// time.
+func (e *errTooCostly) modelText() string {
+	if e.work.PatternSteps > e.budget.PatternSteps {
+		return "these arguments are too costly to check against the tool's schema: its patterns would run over too much text " +
+			"(long strings, checked by several patterns or several times each); send shorter strings, or split the work into several calls"
+	}
+	return "these arguments are too costly to check against the tool's schema, which checks each value against many rules " +
+		"(alternatives that lead into nested values again and again, or long lists of required keys or allowed values); " +
+		"send fewer or less deeply nested values, or split the work into several calls"
+}
+
 // check runs preflight on the arguments: the strict read, strict-mode
 // nulls, keys folded onto declared ones, the fast path or the authority,
 // then the schema's defaults for what was not sent. It returns the

@@ -30,7 +30,9 @@ type Limits struct {
 	// and a call past the bound is refused as invalid arguments that are
 	// "too costly to check" ("send fewer or less deeply nested values").
 	// Schemas built from Go types, and any schema without nested
-	// alternatives or long lists, take about one check per value.
+	// alternatives or long lists, take about one check per value. Filling
+	// in a valid call's defaults counts against the same bound: one per
+	// value filled in, then the checks of the completed value.
 	MaxSchemaChecks int
 }
 

@@ -38,6 +38,10 @@ func (e *errTooCostly) Error() string {
 		e.budget.Checks, e.budget.PatternSteps, e.work.Checks, e.work.PatternSteps)
 }
 
+// errDefaultsTooCostly is the cause when filling in the schema's defaults
+// would take more than Limits.MaxSchemaChecks.
+var errDefaultsTooCostly = errors.New("filling in the schema's defaults would take more than Limits.MaxSchemaChecks (one per value filled, then the checks of the completed value)")
+
 // modelText tells the model what went past the budget and what to send
 // instead. It names no count: where the count stopped depends on the order
 // the arguments' keys were visited in, and the hint must be the same every
@@ -83,7 +87,12 @@ func (a *argsSchema) check(ctx context.Context, rt *runtimeConfig, raw json.RawM
 	// Defaults are annotations: what was sent is validated as sent, and
 	// only then are the absent optional keys filled in (registration made
 	// sure every default satisfies its own subschema).
-	a.schema.ApplyDefaults(v)
+	if !a.schema.ApplyDefaults(v, a.work.Checks) {
+		p := Problem{Code: "too_costly", Message: "these arguments are valid, but too costly to complete: the tool's schema fills in a default " +
+			"for each optional key left out, item by item, and these would take too many; send fewer items, " +
+			"or send the optional keys' values yourself"}
+		return nil, a.fail([]Problem{p}, 1, false, v, errDefaultsTooCostly), nil
+	}
 	return v, nil, nil
 }
 

@@ -75,7 +75,7 @@ func slow(s *schema.Schema, data []byte) (args, bool) {
 	if _, folded := s.FoldedKey(v); folded || s.Validate(v) != nil {
 		return out, false
 	}
-	s.ApplyDefaults(v)
+	s.ApplyDefaults(v, 1<<15)
 	if decode.Into(&out, v) != nil {
 		return out, false
 	}

@@ -46,7 +46,7 @@ func TestApplyDefaults(t *testing.T) {
 			require.NoError(t, err)
 			v = plain(v)
 			require.True(t, s.valid(v), "the value as sent is valid")
-			s.ApplyDefaults(v)
+			require.True(t, s.ApplyDefaults(v, 1<<15), "within the budget")
 			got, err := json.Marshal(v)
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(got))

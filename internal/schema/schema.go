@@ -40,8 +40,9 @@ type Schema struct {
 
 	leavesOnce sync.Once // fills the nodes' skeletonLeaf, for Skeleton
 
-	defaultsOnce sync.Once // sets hasDefault, for ApplyDefaults
+	defaultsOnce sync.Once // sets hasDefault and fills, for ApplyDefaults
 	hasDefault   bool      // some subschema has a default
+	fills        *fillPlan // where ApplyDefaults looks
 }
 
 // ErrExternalRef is the cause when a schema refers to a file or URL.

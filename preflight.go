@@ -34,12 +34,16 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	var s *schema.Schema
 	if sp, ok := As[schemaProvider](t); ok && sp.compiledSchema() != nil && bytes.Equal(sp.compiledSchema().Raw(), def.InputSchema) {
 		s = sp.compiledSchema()
+		if err := s.CheckNumbers(lim.parser()); err != nil {
+			pf.err = err
+			return pf
+		}
 		if p, ok := As[preparer](t); ok {
 			pf.prep = p
 		}
 	} else {
 		var err error
-		if s, err = schema.Compile(def.InputSchema); err != nil {
+		if s, err = schema.Compile(def.InputSchema, lim.parser()); err != nil {
 			pf.err = err
 			return pf
 		}
@@ -49,6 +53,9 @@ func newPreflight[C any](t Tool[C], lim Limits) *preflight {
 	_, pf.paginated = As[pageMarker](t)
 	if pf.prep != nil {
 		pf.plan = plan.Build(pf.prep.inType(), s.Root(), pf.args.limits)
+		if pf.plan != nil {
+			pf.plan.LimitDefaults(pf.args.work.Checks)
+		}
 	}
 	return pf
 }
@@ -195,7 +202,9 @@ func (pf *preflight) tree(raw json.RawMessage) any {
 	if perr != nil {
 		return map[string]any{} // cannot happen: the plan read the same bytes
 	}
-	pf.args.schema.ApplyDefaults(v)
+	// Within the budget: the plan decoded only arguments whose defaults
+	// fit it, and the fast path it implies is sure of the completed value.
+	pf.args.schema.ApplyDefaults(v, pf.args.work.Checks)
 	return v
 }
 

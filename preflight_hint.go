@@ -25,68 +25,127 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 	var ve *jsonschema.ValidationError
 	var costly *errTooCostly
 	if errors.As(err, &costly) {
-		return []Problem{{Code: "too_costly", Message: "these arguments are too costly to check against the tool's schema, " +
-			"whose alternatives (anyOf, oneOf, $ref) lead into nested values again and again; " +
-			"send a smaller or less deeply nested value, or split the work into several calls"}}, 1
+		return []Problem{{Code: "too_costly", Message: costly.modelText()}}, 1
 	}
 	if !errors.As(err, &ve) {
 		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
 	}
-	problems := make([]Problem, 0, 4)
-	total := 0
-	add := func(p Problem) {
-		total++
-		if len(problems) < maxProblems {
-			problems = append(problems, p)
-		}
+	l := &problemList{problems: make([]Problem, 0, 4)}
+	// The validator walks the arguments' objects, and some of the
+	// schema's keywords (patternProperties, dependentRequired,
+	// dependentSchemas, propertyNames…), in map order: the leaves are put
+	// in the schema's order of their places (then by key), then by the
+	// subschema that failed, then by the name a map gave them, so the same
+	// arguments always get the same hint. Leaves that tie on all three
+	// keep the validator's order, which is then its fixed keyword order.
+	type leaf struct {
+		e   *jsonschema.ValidationError
+		key string // the property a map-ordered keyword failed for
 	}
-	// The validator walks properties in map order: the leaves are put in
-	// the schema's order (then by key), so the same arguments always get
-	// the same hint.
-	var leaves []*jsonschema.ValidationError
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var leaves []leaf
+	var walk func(e *jsonschema.ValidationError, key string)
+	walk = func(e *jsonschema.ValidationError, key string) {
+		switch k := e.ErrorKind.(type) {
+		case *kind.PropertyNames:
+			key = k.Property
+		case *kind.DependentRequired:
+			key = k.Prop
+		case *kind.Dependency:
+			key = k.Prop
+		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, key)
 			}
 			return
 		}
-		leaves = append(leaves, e)
+		leaves = append(leaves, leaf{e, key})
 	}
-	walk(ve)
+	walk(ve, "")
 	if len(leaves) > 1 {
-		slices.SortStableFunc(leaves, func(x, y *jsonschema.ValidationError) int {
-			return a.schema.CompareLocations(x.InstanceLocation, y.InstanceLocation)
+		slices.SortStableFunc(leaves, func(x, y leaf) int {
+			if c := a.schema.CompareLocations(x.e.InstanceLocation, y.e.InstanceLocation); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.e.SchemaURL, y.e.SchemaURL); c != 0 {
+				return c
+			}
+			return strings.Compare(x.key, y.key)
 		})
 	}
-	for _, e := range leaves {
-		a.leaf(e, sent, add)
+	for _, lf := range leaves {
+		e := lf.e
+		if l.full() {
+			l.skip(problemCount(e))
+			continue
+		}
+		a.leaf(e, sent, l)
 	}
-	if total == 0 {
-		add(Problem{Code: "schema", Message: "the arguments do not match the schema"})
+	if l.total == 0 {
+		l.add(Problem{Code: "schema", Message: "the arguments do not match the schema"})
 	}
-	return problems, total
+	return l.problems, l.total
 }
 
-func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, add func(Problem)) {
+// problemList keeps the first maxProblems problems and counts them all.
+// Past the first, problems are only counted, never described: describing
+// one is not free (the closest of the allowed values or keys is an edit
+// distance to each), and one call can fail thousands of times.
+type problemList struct {
+	problems []Problem
+	total    int
+}
+
+func (l *problemList) add(p Problem) {
+	l.total++
+	if len(l.problems) < maxProblems {
+		l.problems = append(l.problems, p)
+	}
+}
+
+func (l *problemList) full() bool { return len(l.problems) >= maxProblems }
+
+func (l *problemList) skip(n int) { l.total += n }
+
+// problemCount is the number of problems leaf adds for e.
+func problemCount(e *jsonschema.ValidationError) int {
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		return len(k.Missing)
+	case *kind.AdditionalProperties:
+		return len(k.Properties)
+	}
+	return 1
+}
+
+func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemList) {
 	loc := e.InstanceLocation
 	ptr := pointerOf(loc)
 	got := valueAt(sent, loc)
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
-		for _, m := range k.Missing {
+		for i, m := range k.Missing {
+			if l.full() {
+				l.skip(len(k.Missing) - i)
+				break
+			}
 			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(m), Code: "required", Got: "nothing"}
 			p.Expected = a.expectedAt(append(loc[:len(loc):len(loc)], m))
 			p.Message = "missing required key " + text.Quote(m, maxGotBytes)
 			if p.Expected != "" {
 				p.Message += " (" + p.Expected + ")"
 			}
-			add(p)
+			l.add(p)
 		}
 	case *kind.AdditionalProperties:
 		allowed := a.allowedKeys(loc)
-		for _, prop := range k.Properties {
+		// Listed in map order: sorted, so the same keys get the same hint
+		// (and the same ones are shown when not all fit).
+		for i, prop := range slices.Sorted(slices.Values(k.Properties)) {
+			if l.full() {
+				l.skip(len(k.Properties) - i)
+				break
+			}
 			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(prop), Code: "unknown_key", Allowed: allowed}
 			p.Message = "unknown key " + text.QuoteASCII(prop, maxGotBytes)
 			if len(allowed) > 0 {
@@ -98,7 +157,7 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, add func(Prob
 			} else {
 				p.Message += "; this object takes no keys"
 			}
-			add(p)
+			l.add(p)
 		}
 	case *kind.Type:
 		p := Problem{Pointer: ptr, Code: "type", Expected: strings.Join(k.Want, " or "), Got: gotValue(got)}
@@ -108,7 +167,7 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, add func(Prob
 				p.Message += "; send the number without quotes"
 			}
 		}
-		add(p)
+		l.add(p)
 	case *kind.Enum:
 		allowed := make([]string, 0, len(k.Want))
 		for _, w := range k.Want {
@@ -122,44 +181,44 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, add func(Prob
 				p.Message += ". Did you mean " + strconv.Quote(c[0]) + "?"
 			}
 		}
-		add(p)
+		l.add(p)
 	case *kind.Const:
 		p := Problem{Pointer: ptr, Code: "const", Expected: displayJSON(k.Want), Got: gotValue(got)}
 		p.Message = "must be " + p.Expected + ", got " + p.Got
-		add(p)
+		l.add(p)
 	case *kind.Minimum:
-		add(bound(ptr, "minimum", "at least", k.Want, got))
+		l.add(bound(ptr, "minimum", "at least", k.Want, got))
 	case *kind.Maximum:
-		add(bound(ptr, "maximum", "at most", k.Want, got))
+		l.add(bound(ptr, "maximum", "at most", k.Want, got))
 	case *kind.ExclusiveMinimum:
-		add(bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
+		l.add(bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
 	case *kind.ExclusiveMaximum:
-		add(bound(ptr, "exclusive_maximum", "less than", k.Want, got))
+		l.add(bound(ptr, "exclusive_maximum", "less than", k.Want, got))
 	case *kind.MinLength:
-		add(Problem{Pointer: ptr, Code: "min_length", Expected: "at least " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
+		l.add(Problem{Pointer: ptr, Code: "min_length", Expected: "at least " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
 			Message: "must be at least " + plural(k.Want, "character") + " long, got " + strconv.Itoa(k.Got)})
 	case *kind.MaxLength:
-		add(Problem{Pointer: ptr, Code: "max_length", Expected: "at most " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
+		l.add(Problem{Pointer: ptr, Code: "max_length", Expected: "at most " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
 			Message: "must be at most " + plural(k.Want, "character") + " long, got " + strconv.Itoa(k.Got)})
 	case *kind.Pattern:
 		p := Problem{Pointer: ptr, Code: "pattern", Expected: "a string matching " + text.Cut(k.Want, 200), Got: gotValue(got)}
 		p.Message = "must match the pattern " + text.Quote(k.Want, 200) + ", got " + p.Got
-		add(p)
+		l.add(p)
 	case *kind.MinItems:
-		add(Problem{Pointer: ptr, Code: "min_items", Expected: "at least " + plural(k.Want, "item"), Got: plural(k.Got, "item"),
+		l.add(Problem{Pointer: ptr, Code: "min_items", Expected: "at least " + plural(k.Want, "item"), Got: plural(k.Got, "item"),
 			Message: "must have at least " + plural(k.Want, "item") + ", got " + strconv.Itoa(k.Got)})
 	case *kind.MaxItems:
-		add(Problem{Pointer: ptr, Code: "max_items", Expected: "at most " + plural(k.Want, "item"), Got: plural(k.Got, "item"),
+		l.add(Problem{Pointer: ptr, Code: "max_items", Expected: "at most " + plural(k.Want, "item"), Got: plural(k.Got, "item"),
 			Message: "must have at most " + plural(k.Want, "item") + ", got " + strconv.Itoa(k.Got)})
 	case *kind.FalseSchema:
-		add(Problem{Pointer: ptr, Code: "not_allowed", Got: gotValue(got), Message: "no value is allowed here"})
+		l.add(Problem{Pointer: ptr, Code: "not_allowed", Got: gotValue(got), Message: "no value is allowed here"})
 	default:
 		msg := e.ErrorKind.LocalizedString(printer)
 		code := "schema"
 		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 			code = kp[len(kp)-1]
 		}
-		add(Problem{Pointer: ptr, Code: code, Got: gotValue(got), Message: text.Clean(text.Cut(msg, maxCheckBytes))})
+		l.add(Problem{Pointer: ptr, Code: code, Got: gotValue(got), Message: text.Clean(text.Cut(msg, maxCheckBytes))})
 	}
 }
 

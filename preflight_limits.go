@@ -17,18 +17,22 @@ type Limits struct {
 	MaxDepth        int // nesting of objects and arrays; default 64
 	MaxStringBytes  int // one string; default 64 KiB
 	MaxNumberLength int // one number token; default 100 characters
-	MaxExponent     int // a number's written exponent, ±; default 400
+	MaxExponent     int // a number's written exponent, ±; default 400 (a schema's numbers are held to these two as well)
 	MaxElements     int // members of one object or items of one array; default 10,000
 
 	// MaxSchemaChecks bounds the subschema checks validating one call may
 	// take; default 32,768 (DefaultMaxSchemaChecks). A schema whose
 	// alternatives (anyOf, oneOf, $ref) lead into the same nested value
 	// checks it once per path, so a few bytes of deeply nested arguments
-	// can cost millions of checks, each some hundreds of bytes of memory.
-	// Preflight counts the checks before validating, and a call past the
-	// bound is refused as invalid arguments ("send a smaller or shallower
-	// value"). Schemas built from Go types, and any schema without nested
-	// alternatives, take about one check per value.
+	// can cost millions of checks, each some hundreds of bytes of memory;
+	// a long required, dependentRequired or enum list counts as one check
+	// more per 64 entries. Preflight counts the checks before validating,
+	// and a call past the bound is refused as invalid arguments that are
+	// "too costly to check" ("send fewer or less deeply nested values").
+	// Schemas built from Go types, and any schema without nested
+	// alternatives or long lists, take about one check per value. Filling
+	// in a valid call's defaults counts against the same bound: one per
+	// value filled in, then the checks of the completed value.
 	MaxSchemaChecks int
 }
 

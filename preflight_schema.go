@@ -38,6 +38,24 @@ func (e *errTooCostly) Error() string {
 		e.budget.Checks, e.budget.PatternSteps, e.work.Checks, e.work.PatternSteps)
 }
 
+// errDefaultsTooCostly is the cause when filling in the schema's defaults
+// would take more than Limits.MaxSchemaChecks.
+var errDefaultsTooCostly = errors.New("filling in the schema's defaults would take more than Limits.MaxSchemaChecks (one per value filled, then the checks of the completed value)")
+
+// modelText tells the model what went past the budget and what to send
+// instead. It names no count: where the count stopped depends on the order
+// the arguments' keys were visited in, and the hint must be the same every
+// time.
+func (e *errTooCostly) modelText() string {
+	if e.work.PatternSteps > e.budget.PatternSteps {
+		return "these arguments are too costly to check against the tool's schema: its patterns would run over too much text " +
+			"(long strings, checked by several patterns or several times each); send shorter strings, or split the work into several calls"
+	}
+	return "these arguments are too costly to check against the tool's schema, which checks each value against many rules " +
+		"(alternatives that lead into nested values again and again, or long lists of required keys or allowed values); " +
+		"send fewer or less deeply nested values, or split the work into several calls"
+}
+
 // check runs preflight on the arguments: the strict read, strict-mode
 // nulls, keys folded onto declared ones, the fast path or the authority,
 // then the schema's defaults for what was not sent. It returns the
@@ -69,7 +87,12 @@ func (a *argsSchema) check(ctx context.Context, rt *runtimeConfig, raw json.RawM
 	// Defaults are annotations: what was sent is validated as sent, and
 	// only then are the absent optional keys filled in (registration made
 	// sure every default satisfies its own subschema).
-	a.schema.ApplyDefaults(v)
+	if !a.schema.ApplyDefaults(v, a.work.Checks) {
+		p := Problem{Code: "too_costly", Message: "these arguments are valid, but too costly to complete: the tool's schema fills in a default " +
+			"for each optional key left out, item by item, and these would take too many; send fewer items, " +
+			"or send the optional keys' values yourself"}
+		return nil, a.fail([]Problem{p}, 1, false, v, errDefaultsTooCostly), nil
+	}
 	return v, nil, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 	"github.com/toolbelt-go/tool/internal/schema"
 	"github.com/toolbelt-go/tool/internal/text"
 )
@@ -172,7 +173,9 @@ func (r *Registry[C]) check(i int, t Tool[C]) (e *entry[C], problems []error, wa
 		}
 	}
 	if len(def.OutputSchema) > 0 {
-		if _, err := schema.Compile(def.OutputSchema); err != nil {
+		// Nothing is checked against the output schema: its numbers face
+		// no argument limit.
+		if _, err := schema.Compile(def.OutputSchema, jsonparse.Limits{}); err != nil {
 			bad("output schema: "+err.Error(), err)
 		}
 	}

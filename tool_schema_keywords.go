@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 	"github.com/toolbelt-go/tool/internal/text"
 )
 
@@ -71,6 +72,7 @@ func checkTagKeyword(kind, itemKind, key, val string) string {
 		if !isNumberLiteral(val) {
 			return key + "=" + strconv.Quote(val) + " is not a number"
 		}
+		return numberBeyondArgs(key, val)
 	case "pattern":
 		if _, err := regexp.Compile(val); err != nil {
 			return "pattern=" + strconv.Quote(val) + " does not compile (" + err.Error() + "); write \\\\, in the source for a comma inside it"
@@ -86,13 +88,20 @@ func checkTagKeyword(kind, itemKind, key, val string) string {
 	case "default", "example", "enum":
 		switch valueKind {
 		case "integer":
-			if r, ok := new(big.Rat).SetString(val); !ok || !r.IsInt() || !isNumberLiteral(val) {
+			if !isNumberLiteral(val) {
+				return key + "=" + strconv.Quote(text.Cut(val, 40)) + " is not an integer, and this field holds integers"
+			}
+			if p := numberBeyondArgs(key, val); p != "" {
+				return p
+			}
+			if r, ok := new(big.Rat).SetString(val); !ok || !r.IsInt() {
 				return key + "=" + strconv.Quote(val) + " is not an integer, and this field holds integers"
 			}
 		case "number":
 			if !isNumberLiteral(val) {
 				return key + "=" + strconv.Quote(val) + " is not a number, and this field holds numbers"
 			}
+			return numberBeyondArgs(key, val)
 		case "boolean":
 			if val != "true" && val != "false" {
 				return key + "=" + strconv.Quote(val) + " is not true or false"
@@ -124,6 +133,27 @@ func article(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
+}
+
+// numberBeyondArgs says why a tag's number is one no argument could carry
+// (the rule a schema's numbers follow at registration, under the default
+// Limits), or "". The generator would otherwise drop what a float64 cannot
+// hold, and the field would lose its bound without a word.
+func numberBeyondArgs(key, val string) string {
+	e := jsonparse.CheckNumber(val, Limits{}.parser())
+	if e == nil {
+		return ""
+	}
+	at := key + "=" + strconv.Quote(text.Cut(val, 40))
+	switch e.Kind {
+	case jsonparse.NumberTooLong:
+		return at + " has more than " + strconv.Itoa(e.Limit) + " characters, more than an argument's number may have; write it with fewer digits"
+	case jsonparse.ExponentTooLarge:
+		return at + " has an exponent beyond ±" + strconv.Itoa(e.Limit) + ", more than an argument's number may have; write it within ±" + strconv.Itoa(e.Limit)
+	case jsonparse.NumberOutOfRange:
+		return at + " is beyond what a float64 holds (about ±1.8e308); write it within that range"
+	}
+	return at + " is not a number"
 }
 
 func isNumberLiteral(s string) bool {

@@ -44,6 +44,28 @@ func TestStructTagMistakes(t *testing.T) {
 		}) (string, error) {
 			return "", nil
 		}), []string{`default="ten" is not an integer`}},
+		// The generator dropped what a float64 cannot hold: the field lost
+		// its bound without a word.
+		{"a bound no argument could reach", newWith(func(context.Context, struct {
+			N float64 `json:"n" jsonschema:"minimum=1e100000"`
+		}) (string, error) {
+			return "", nil
+		}), []string{`minimum="1e100000" has an exponent beyond ±400`}},
+		{"a bound past a float64", newWith(func(context.Context, struct {
+			N float64 `json:"n" jsonschema:"maximum=2e308"`
+		}) (string, error) {
+			return "", nil
+		}), []string{`maximum="2e308" is beyond what a float64 holds`}},
+		{"a default of too many digits", newWith(func(context.Context, struct {
+			N int `json:"n" jsonschema:"default=12345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901"`
+		}) (string, error) {
+			return "", nil
+		}), []string{"has more than 100 characters"}},
+		{"an enum value past a float64", newWith(func(context.Context, struct {
+			N float64 `json:"n" jsonschema:"enum=1,enum=1e309"`
+		}) (string, error) {
+			return "", nil
+		}), []string{`enum="1e309" is beyond what a float64 holds`}},
 		{"a keyword for another type", newWith(func(context.Context, struct {
 			N int `json:"n" jsonschema:"maxLength=3"`
 		}) (string, error) {

@@ -95,7 +95,7 @@ func (c *typedCore[In]) init(def Definition, out reflect.Type) {
 	}
 	c.def = def
 	if c.err == nil {
-		c.schema, c.err = schema.Compile(def.InputSchema)
+		c.schema, c.err = schema.Compile(def.InputSchema, Limits{}.parser())
 	}
 	c.pf = &preflight{err: c.err, prep: c}
 	if c.err == nil {

@@ -541,6 +541,26 @@ func (p *parser) number() (any, *Error) {
 	return json.Number(d[start:i]), nil
 }
 
+// CheckNumber holds one number literal to the rule Parse holds a
+// document's numbers to: at most MaxNumberLen characters, an exponent
+// within ±MaxExponent, and within what a float64 holds. A schema's own
+// numbers go through it, so that a schema needs no number its arguments
+// could not carry (and checking arguments against it stays cheap).
+func CheckNumber(lit string, lim Limits) *Error {
+	p := parser{data: []byte(lit), lim: Limits{MaxNumberLen: lim.MaxNumberLen, MaxExponent: lim.MaxExponent}}
+	p.path = p.buf[:0]
+	if len(lit) == 0 {
+		return &Error{Kind: Syntax, Detail: "not a number"}
+	}
+	if _, err := p.number(); err != nil {
+		return err
+	}
+	if p.pos != len(lit) {
+		return p.fail(Syntax, "not a number")
+	}
+	return nil
+}
+
 // FoldKey maps s to a canonical representative of its Unicode simple case
 // folding orbit, so that two keys are EqualFold exactly when their fold keys
 // are equal.

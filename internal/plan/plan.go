@@ -26,9 +26,15 @@ import (
 
 // Plan decodes one struct type.
 type Plan struct {
-	obj *object
-	lim jsonparse.Limits
+	obj         *object
+	lim         jsonparse.Limits
+	maxDefaults int // defaults one call may fill in; 0: any number
 }
+
+// LimitDefaults makes Decode unsure (false) of arguments that would have
+// more than n defaults filled in: the slow path fills them within its
+// budget, or refuses the call.
+func (p *Plan) LimitDefaults(n int) { p.maxDefaults = n }
 
 type kind uint8
 
@@ -215,7 +221,7 @@ func (p *Plan) Decode(data []byte, dst reflect.Value) bool {
 	if p.lim.MaxBytes > 0 && len(data) > p.lim.MaxBytes {
 		return false
 	}
-	s := scanner{data: data, lim: p.lim}
+	s := scanner{data: data, lim: p.lim, maxDefaults: p.maxDefaults}
 	s.space()
 	if !s.readObject(p.obj, dst, 1) {
 		return false
@@ -276,6 +282,11 @@ func (s *scanner) readObject(o *object, v reflect.Value, depth int) bool {
 	for i := range o.fields {
 		f := &o.fields[i]
 		if seen&f.bit == 0 && f.def.IsValid() {
+			if s.maxDefaults > 0 {
+				if s.defaults++; s.defaults > s.maxDefaults {
+					return false
+				}
+			}
 			v.FieldByIndex(f.index).Set(f.def)
 		}
 	}

@@ -51,7 +51,7 @@ const argsSchema = `{"type":"object","additionalProperties":false,"required":["q
 var limits = jsonparse.Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxStringBytes: 64 << 10, MaxNumberLen: 100, MaxExponent: 400, MaxElements: 10000}
 
 func compiled(t testing.TB) (*schema.Schema, *Plan) {
-	s, err := schema.Compile(json.RawMessage(argsSchema))
+	s, err := schema.Compile(json.RawMessage(argsSchema), limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func slow(s *schema.Schema, data []byte) (args, bool) {
 	if _, folded := s.FoldedKey(v); folded || s.Validate(v) != nil {
 		return out, false
 	}
-	s.ApplyDefaults(v)
+	s.ApplyDefaults(v, 1<<15)
 	if decode.Into(&out, v) != nil {
 		return out, false
 	}

@@ -15,6 +15,8 @@ type scanner struct {
 	data []byte
 	pos  int
 	lim  jsonparse.Limits
+
+	defaults, maxDefaults int // filled so far, and the most allowed (0: any)
 }
 
 func (s *scanner) space() {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 func TestCompileRefusesUnusableSchemas(t *testing.T) {
@@ -29,7 +31,7 @@ func TestCompileRefusesUnusableSchemas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Compile(json.RawMessage(tt.schema))
+			_, err := Compile(json.RawMessage(tt.schema), jsonparse.Limits{})
 			if err == nil {
 				t.Fatal("Compile accepted it")
 			}
@@ -55,7 +57,7 @@ func TestCompileAcceptsUsableSchemas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := Compile(json.RawMessage(tt.schema)); err != nil {
+			if _, err := Compile(json.RawMessage(tt.schema), jsonparse.Limits{}); err != nil {
 				t.Fatalf("Compile refused it: %v", err)
 			}
 		})
@@ -69,7 +71,7 @@ func TestCompileStillRefusesOutsideReferences(t *testing.T) {
 		`{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`,
 		`{"type":"object","properties":{"a":{"$ref":"https://json-schema.org/draft/2020-12/nope"}}}`,
 	} {
-		_, err := Compile(json.RawMessage(s))
+		_, err := Compile(json.RawMessage(s), jsonparse.Limits{})
 		if !errors.Is(err, ErrExternalRef) {
 			t.Errorf("Compile(%s) = %v, want ErrExternalRef", s, err)
 		}
@@ -87,7 +89,7 @@ func TestCost(t *testing.T) {
 		{`{"type":"object","patternProperties":{"^x[a-z]{1,500}$":{"type":"string"}}}`, 500, 1, true},
 	}
 	for _, tt := range tests {
-		s, err := Compile(json.RawMessage(tt.schema))
+		s, err := Compile(json.RawMessage(tt.schema), jsonparse.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func TestCost(t *testing.T) {
 		b.WriteString(`"l` + itoa(i) + `":{"anyOf":[` + next + `,` + next + `]}`)
 	}
 	b.WriteString(`}}`)
-	s, err := Compile(json.RawMessage(b.String()))
+	s, err := Compile(json.RawMessage(b.String()), jsonparse.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,33 @@ type costNode struct {
 	unique      bool // uniqueItems: every item is hashed
 
 	patternInsts int // program size of the node's pattern, 0 without one
+
+	// Keywords whose check walks a list: each entry costs the validator
+	// a lookup or a comparison (and, for a missing required key, an entry
+	// in the error), so long lists count as more than one check.
+	listed    int // enum values, against any value
+	objListed int // required and dependentRequired names, against an object
+}
+
+// listedPerCheck is how many list entries count as one more check: a
+// check costs about a microsecond and some hundreds of bytes, a list entry
+// some nanoseconds and at most a few words.
+const listedPerCheck = 64
+
+// weight is the checks n costs on v, reached by count paths.
+func (n *costNode) weight(count int, v any) int {
+	extra := n.listed
+	if _, ok := v.(map[string]any); ok {
+		extra += n.objListed
+	}
+	if extra < listedPerCheck {
+		return count
+	}
+	w := 1 + extra/listedPerCheck
+	if count > saturate/w {
+		return saturate
+	}
+	return count * w
 }
 
 func newCostGraph(root *jsonschema.Schema) *costGraph {
@@ -154,6 +181,13 @@ func newCostGraph(root *jsonschema.Schema) *costGraph {
 		n.contains = node(s.Contains)
 		n.unevalItems = node(s.UnevaluatedItems)
 		n.unique = s.UniqueItems
+		if s.Enum != nil {
+			n.listed = len(s.Enum.Values)
+		}
+		n.objListed = len(s.Required)
+		for _, names := range s.DependentRequired {
+			n.objListed += len(names)
+		}
 		if s.Pattern != nil {
 			n.patternInsts = max(n.patternInsts, patternInsts(s.Pattern.String()))
 		}
@@ -385,7 +419,9 @@ func keyNames(here []weighted, out []weighted) []weighted {
 // Work is what validating one value takes from the authority.
 type Work struct {
 	// Checks counts subschemas applied to values (a subschema that checks
-	// a value, plus one per item uniqueItems hashes). Each costs the
+	// a value, plus one per item uniqueItems hashes, plus one per
+	// listedPerCheck names or values of its required, dependentRequired
+	// and enum lists). Each costs the
 	// validator about a microsecond and some hundreds of bytes.
 	Checks int
 	// PatternSteps counts instructions times bytes of the patterns run
@@ -444,7 +480,11 @@ func (c *checkCounter) value(reach []weighted, v any) bool {
 	defer func() { c.arena = c.arena[:mark] }()
 	c.arena = c.cl.expand(reach, c.arena)
 	here := c.arena[mark:len(c.arena):len(c.arena)]
-	if !c.spend(total(here), 0) {
+	checks := 0
+	for _, w := range here {
+		checks = addCount(checks, w.n.weight(w.count, v))
+	}
+	if !c.spend(checks, 0) {
 		return false
 	}
 	// next appends one member's list to the arena and returns it.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // nested returns a schema whose every level is an anyOf of two branches
@@ -28,7 +30,7 @@ func nested(levels int) (schema, value string) {
 
 func mustCompile(t testing.TB, s string) *Schema {
 	t.Helper()
-	c, err := Compile(json.RawMessage(s))
+	c, err := Compile(json.RawMessage(s), jsonparse.Limits{})
 	if err != nil {
 		t.Fatalf("Compile(%s): %v", s, err)
 	}
@@ -72,6 +74,16 @@ func TestWorkCountsTheAuthoritysChecks(t *testing.T) {
 			`{"ab":1,"cd":2}`, Work{Checks: 3}},
 		{"a pattern costs its program times the string", `{"type":"object","properties":{"a":{"type":"string","pattern":"^ab$"}}}`,
 			`{"a":"abcd"}`, Work{Checks: 2, PatternSteps: 4 * patternInsts("^ab$")}},
+		// A required list checks (and, when keys are missing, lists)
+		// every name for each object: 640 names are 10 checks more.
+		{"long required lists weigh on objects", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":[` + names(640) + `]}}}}`,
+			`{"a":[{},{},{}]}`, Work{Checks: 2 + 3*11}},
+		{"long required lists do not weigh on other values", `{"type":"object","properties":{"a":{"type":"array","items":{"required":[` + names(640) + `]}}}}`,
+			`{"a":[1,2,3]}`, Work{Checks: 5}},
+		{"long enums weigh on every value", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":[` + names(128) + `]}}}}`,
+			`{"a":[1,2]}`, Work{Checks: 2 + 2*3}},
+		{"short lists are one check", `{"type":"object","required":["a"],"properties":{"a":{"enum":[1,2,3]}}}`,
+			`{"a":1}`, Work{Checks: 2}},
 		// The root; at "a" its $ref, the anyOf and both branches; at each
 		// level k below, both branches' items, the anyOf and both branches
 		// again, each reached by 2^(k-1) paths; and both integer schemas.
@@ -168,7 +180,7 @@ func FuzzWorkIsBounded(f *testing.F) {
 	f.Add(`{"type":"object","propertyNames":{"pattern":"^[a-z]+$"},"unevaluatedProperties":{"type":"string"}}`, `{"ab":"c"}`)
 	f.Add(`{"type":"object","properties":{"s":{"$ref":"https://json-schema.org/draft/2020-12/schema"}}}`, `{"s":{"properties":{"a":{"anyOf":[{}]}}}}`)
 	f.Fuzz(func(t *testing.T, schema, value string) {
-		s, err := Compile(json.RawMessage(schema))
+		s, err := Compile(json.RawMessage(schema), jsonparse.Limits{})
 		if err != nil {
 			return
 		}
@@ -222,4 +234,13 @@ func BenchmarkWork(b *testing.B) {
 			}
 		})
 	}
+}
+
+// names returns n distinct quoted names, comma-separated.
+func names(n int) string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = `"r` + strconv.Itoa(i) + `"`
+	}
+	return strings.Join(out, ",")
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // Defaults are filled wherever the schema says so unconditionally, and
@@ -38,13 +40,13 @@ func TestApplyDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Compile(json.RawMessage(tt.schema))
+			s, err := Compile(json.RawMessage(tt.schema), jsonparse.Limits{})
 			require.NoError(t, err)
-			v, err := decodeOrdered([]byte(tt.in))
+			v, err := decodeOrdered([]byte(tt.in), jsonparse.Limits{})
 			require.NoError(t, err)
 			v = plain(v)
 			require.True(t, s.valid(v), "the value as sent is valid")
-			s.ApplyDefaults(v)
+			require.True(t, s.ApplyDefaults(v, 1<<15), "within the budget")
 			got, err := json.Marshal(v)
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(got))
@@ -66,7 +68,7 @@ func TestDefaultsAtRisk(t *testing.T) {
 		{`{"type":"object","properties":{"s":{"anyOf":[{"type":"object","properties":{"a":{"default":1}}}]}}}`, []string{"/properties/s/anyOf/0"}},
 	}
 	for _, tt := range tests {
-		s, err := Compile(json.RawMessage(tt.schema))
+		s, err := Compile(json.RawMessage(tt.schema), jsonparse.Limits{})
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, s.DefaultsAtRisk(), tt.schema)
 	}

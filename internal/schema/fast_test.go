@@ -46,7 +46,7 @@ func FuzzFastPathNeverAcceptsWhatTheAuthorityRejects(f *testing.F) {
 	}
 	compiled := make([]*Schema, len(fuzzSchemas))
 	for i, s := range fuzzSchemas {
-		c, err := Compile(json.RawMessage(s))
+		c, err := Compile(json.RawMessage(s), jsonparse.Limits{})
 		if err != nil {
 			f.Fatalf("schema %d: %v", i, err)
 		}
@@ -67,7 +67,7 @@ func FuzzFastPathNeverAcceptsWhatTheAuthorityRejects(f *testing.F) {
 }
 
 func TestFastPathCoversCommonSchemas(t *testing.T) {
-	s, err := Compile(json.RawMessage(fuzzSchemas[0]))
+	s, err := Compile(json.RawMessage(fuzzSchemas[0]), jsonparse.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestFastPathCoversCommonSchemas(t *testing.T) {
 	if !s.Valid(v) {
 		t.Fatal("fast path should accept a plainly valid value")
 	}
-	anyOf, _ := Compile(json.RawMessage(fuzzSchemas[3]))
+	anyOf, _ := Compile(json.RawMessage(fuzzSchemas[3]), jsonparse.Limits{})
 	if anyOf.Root().Fast {
 		t.Fatal("anyOf is not implemented by the fast path and must go to the authority")
 	}
@@ -86,11 +86,11 @@ func TestFastPathCoversCommonSchemas(t *testing.T) {
 
 func TestCompileRejects(t *testing.T) {
 	for _, s := range []string{`[]`, `{"type":"array"}`, `{"type":"object","$ref":"x.json"}`, `{"type":"object","properties":{"a":{"$ref":"http://h/x"}}}`, `{"type":"object","properties":{"a":{"type":"nope"}}}`, `{"type":"object"} x`} {
-		if _, err := Compile(json.RawMessage(s)); err == nil {
+		if _, err := Compile(json.RawMessage(s), jsonparse.Limits{}); err == nil {
 			t.Errorf("Compile(%s) succeeded", s)
 		}
 	}
-	if _, err := Compile(json.RawMessage(`{"type":"object","$defs":{"p":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/p"}}}`)); err != nil {
+	if _, err := Compile(json.RawMessage(`{"type":"object","$defs":{"p":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/p"}}}`), jsonparse.Limits{}); err != nil {
 		t.Errorf("a local reference must compile: %v", err)
 	}
 }
@@ -113,7 +113,7 @@ func TestFastPathBoundsAreExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		schema := `{"type":"object","properties":{"x":{"type":"number","` + tt.keyword + `":` + tt.bound + `}}}`
-		s, err := Compile(json.RawMessage(schema))
+		s, err := Compile(json.RawMessage(schema), jsonparse.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +185,7 @@ func FuzzFastPathWithVaryingSchemas(f *testing.F) {
 		if !json.Valid([]byte(schema)) {
 			return
 		}
-		s, err := Compile(json.RawMessage(schema))
+		s, err := Compile(json.RawMessage(schema), jsonparse.Limits{})
 		if err != nil {
 			return
 		}

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -63,7 +62,7 @@ func (s *Schema) step(n *Node, t string) *Node {
 func compareTokens(n *Node, a, b string) int {
 	ia, ib := -1, -1
 	if n != nil {
-		ia, ib = slices.Index(n.PropOrder, a), slices.Index(n.PropOrder, b)
+		ia, ib = propIndex(n, a), propIndex(n, b)
 	}
 	switch {
 	case ia >= 0 && ib >= 0:
@@ -79,6 +78,16 @@ func compareTokens(n *Node, a, b string) int {
 		return cmp.Compare(na, nb)
 	}
 	return strings.Compare(a, b)
+}
+
+// propIndex is the position of k in n.PropOrder, -1 when n does not
+// declare it: a map lookup, since sorting thousands of problems compares
+// them many times.
+func propIndex(n *Node, k string) int {
+	if i, ok := n.propIndex[k]; ok {
+		return i
+	}
+	return -1
 }
 
 func isIndex(t string) bool {

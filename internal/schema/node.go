@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // Node is one subschema as the fast path, the walkers and the hint writer
@@ -26,6 +28,8 @@ type Node struct {
 
 	Props     map[string]*Node
 	PropOrder []string
+	propIndex map[string]int    // position in PropOrder
+	folded    map[string]string // FoldKey of a declared name → the first such name
 	Required  []string
 	AddlFalse bool  // additionalProperties: false
 	Addl      *Node // additionalProperties as a schema (nil: anything)
@@ -254,7 +258,15 @@ func (b *builder) read(n *Node, o *object, root bool) {
 	if props, ok := o.m["properties"].(*object); ok {
 		n.Props = make(map[string]*Node, len(props.keys))
 		n.PropOrder = props.keys
-		for _, k := range props.keys {
+		n.propIndex = make(map[string]int, len(props.keys))
+		n.folded = make(map[string]string, len(props.keys))
+		for i, k := range props.keys {
+			n.propIndex[k] = i
+			if fk := jsonparse.FoldKey(k); k != "" {
+				if _, ok := n.folded[fk]; !ok {
+					n.folded[fk] = k
+				}
+			}
 			c := b.build(props.m[k], false, n.ptr+"/properties/"+escape(k))
 			n.Props[k] = c
 			n.Fast = n.Fast && c.Fast

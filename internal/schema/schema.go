@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // resourceURL names the schema inside its private compiler. Nothing else is
@@ -29,6 +32,7 @@ const resourceURL = "file:///toolbelt/input.json"
 // use.
 type Schema struct {
 	raw       json.RawMessage
+	nums      jsonparse.Limits // the number limits it was compiled under
 	authority *jsonschema.Schema
 	root      *Node
 	cost      *costGraph // the authority's schema, as the cost bounds read it
@@ -36,8 +40,9 @@ type Schema struct {
 
 	leavesOnce sync.Once // fills the nodes' skeletonLeaf, for Skeleton
 
-	defaultsOnce sync.Once // sets hasDefault, for ApplyDefaults
+	defaultsOnce sync.Once // sets hasDefault and fills, for ApplyDefaults
 	hasDefault   bool      // some subschema has a default
+	fills        *fillPlan // where ApplyDefaults looks
 }
 
 // ErrExternalRef is the cause when a schema refers to a file or URL.
@@ -56,21 +61,69 @@ func (refusingLoader) Load(url string) (any, error) {
 
 // Compile checks raw and compiles it. The root must be an object schema
 // ("type": "object"), which is what every model provider requires of a
-// tool's parameters.
+// tool's parameters. Every number in the document must pass nums's number
+// limits (MaxNumberLen, MaxExponent, the float64 range; zero fields mean no
+// limit), the rule the arguments' numbers follow: a schema needs no number
+// an argument could not carry, and comparing an argument with a number of
+// a hundred thousand digits, or dividing it by 1e-100000, costs time and
+// memory that grow with the digits. The numbers are checked while the
+// document is read, before anything else looks at them.
 //
 // A compiled schema is immutable, so the same document is compiled once per
 // process: hosts that build a registry per conversation register the same
 // tools again and again, and compiling (which validates the document
 // against the draft's metaschema) is most of what registration costs.
-func Compile(raw json.RawMessage) (*Schema, error) {
+func Compile(raw json.RawMessage, nums jsonparse.Limits) (*Schema, error) {
+	nums = numberLimits(nums)
 	if s := cache.get(raw); s != nil {
-		return s, nil
+		return s, s.CheckNumbers(nums)
 	}
-	s, err := compile(raw)
+	s, err := compile(raw, nums)
 	if err == nil {
 		cache.put(raw, s)
 	}
 	return s, err
+}
+
+// numberLimits keeps the fields of lim that bound numbers.
+func numberLimits(lim jsonparse.Limits) jsonparse.Limits {
+	return jsonparse.Limits{MaxNumberLen: lim.MaxNumberLen, MaxExponent: lim.MaxExponent}
+}
+
+// CheckNumbers reports the first number of the schema that nums's number
+// limits refuse, as a *NumberError; nil when there is none. It reads the
+// document again unless s was compiled under the same limits.
+func (s *Schema) CheckNumbers(nums jsonparse.Limits) error {
+	nums = numberLimits(nums)
+	if nums == s.nums {
+		return nil
+	}
+	_, err := decodeOrdered(s.raw, nums)
+	return err
+}
+
+// NumberError is the cause when a schema holds a number past the argument
+// limits.
+type NumberError struct {
+	Pointer string // where, in the schema document
+	Number  string // the literal, cut
+	Err     *jsonparse.Error
+}
+
+func (e *NumberError) Error() string {
+	at := "the number " + e.Number + " at " + showPtr(e.Pointer)
+	switch e.Err.Kind {
+	case jsonparse.NumberTooLong:
+		return at + " is written with more than " + strconv.Itoa(e.Err.Limit) + " characters, more than an argument's number may have " +
+			"(Limits.MaxNumberLength), so no call needs it; write it with fewer digits"
+	case jsonparse.ExponentTooLarge:
+		return at + " has an exponent beyond ±" + strconv.Itoa(e.Err.Limit) + ", more than an argument's number may have " +
+			"(Limits.MaxExponent), so no call needs it, and checking arguments against it would take time and memory that grow with the exponent; " +
+			"write it with an exponent within ±" + strconv.Itoa(e.Err.Limit)
+	case jsonparse.NumberOutOfRange:
+		return at + " is beyond what a float64 holds (about ±1.8e308), as no argument's number may be; write it within that range"
+	}
+	return at + " is not a valid number: " + e.Err.Error()
 }
 
 // cache keeps compiled schemas by their text, the most recent maxCached.
@@ -108,9 +161,13 @@ func (c *schemaCache) put(raw []byte, s *Schema) {
 	}
 }
 
-func compile(raw json.RawMessage) (*Schema, error) {
+func compile(raw json.RawMessage, nums jsonparse.Limits) (*Schema, error) {
 	raw = slices.Clone(raw) // kept: the caller may reuse its bytes
-	doc, err := decodeOrdered(raw)
+	doc, err := decodeOrdered(raw, nums)
+	var ne *NumberError
+	if errors.As(err, &ne) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -137,7 +194,7 @@ func compile(raw json.RawMessage) (*Schema, error) {
 		}
 		return nil, fmt.Errorf("schema does not compile: %s", oneLine(err.Error()))
 	}
-	s := &Schema{raw: raw, authority: authority, root: buildTree(doc, pats), cost: newCostGraph(authority)}
+	s := &Schema{raw: raw, nums: nums, authority: authority, root: buildTree(doc, pats), cost: newCostGraph(authority)}
 	if problems := s.problems(c); len(problems) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUnusable, strings.Join(problems, "; "))
 	}
@@ -187,11 +244,13 @@ type object struct {
 // over it deep, so it is refused.
 const MaxDepth = 256
 
-// decodeOrdered decodes JSON with json.Number numbers and ordered objects.
-func decodeOrdered(raw []byte) (any, error) {
+// decodeOrdered decodes JSON with json.Number numbers and ordered objects,
+// refusing numbers past nums (see Compile) with a *NumberError.
+func decodeOrdered(raw []byte, nums jsonparse.Limits) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
+	d := docDecoder{dec: dec, nums: nums}
+	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +260,14 @@ func decodeOrdered(raw []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
+type docDecoder struct {
+	dec  *json.Decoder
+	nums jsonparse.Limits
+	path []string // pointer tokens of the value being read
+}
+
+func (d *docDecoder) value(depth int) (any, error) {
+	tok, err := d.dec.Token()
 	if err != nil {
 		return nil, err
 	}
@@ -214,13 +279,15 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 		switch t {
 		case '{':
 			o := &object{m: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
+			for d.dec.More() {
+				kt, err := d.dec.Token()
 				if err != nil {
 					return nil, err
 				}
 				k := kt.(string)
-				v, err := decodeValue(dec, depth+1)
+				d.path = append(d.path, k)
+				v, err := d.value(depth + 1)
+				d.path = d.path[:len(d.path)-1]
 				if err != nil {
 					return nil, err
 				}
@@ -230,24 +297,43 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 				o.keys = append(o.keys, k)
 				o.m[k] = v
 			}
-			_, err := dec.Token()
+			_, err := d.dec.Token()
 			return o, err
 		case '[':
 			a := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec, depth+1)
+			for d.dec.More() {
+				d.path = append(d.path, strconv.Itoa(len(a)))
+				v, err := d.value(depth + 1)
+				d.path = d.path[:len(d.path)-1]
 				if err != nil {
 					return nil, err
 				}
 				a = append(a, v)
 			}
-			_, err := dec.Token()
+			_, err := d.dec.Token()
 			return a, err
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
+	case json.Number:
+		if e := jsonparse.CheckNumber(string(t), d.nums); e != nil {
+			ptr := ""
+			for _, p := range d.path {
+				ptr += "/" + escape(p)
+			}
+			return nil, &NumberError{Pointer: ptr, Number: cutNumber(string(t)), Err: e}
+		}
+		return t, nil
 	default:
 		return t, nil
 	}
+}
+
+// cutNumber shortens a number literal (ASCII) for a message.
+func cutNumber(lit string) string {
+	if len(lit) > 40 {
+		return lit[:40] + "…"
+	}
+	return lit
 }
 
 // plain converts ordered objects back to the map[string]any the authority

@@ -147,18 +147,19 @@ func foldedKey(nodes []*Node, v any, path *[]string, depth int) (Folded, bool) {
 
 // foldsOnto returns the declared property that k folds onto, if any.
 func foldsOnto(nodes []*Node, k string) (string, bool) {
+	if k == "" {
+		return "", false
+	}
 	var fk string
 	for _, n := range nodes {
-		for _, d := range n.PropOrder {
-			if len(d) == 0 || len(k) == 0 {
-				continue
-			}
-			if fk == "" {
-				fk = jsonparse.FoldKey(k)
-			}
-			if jsonparse.FoldKey(d) == fk {
-				return d, true
-			}
+		if len(n.folded) == 0 {
+			continue
+		}
+		if fk == "" {
+			fk = jsonparse.FoldKey(k)
+		}
+		if d, ok := n.folded[fk]; ok {
+			return d, true
 		}
 	}
 	return "", false

@@ -24,6 +24,7 @@ func Closest(name string, candidates []string, n int) []string {
 		name = Cut(name, 256)
 	}
 	skel := skeleton(name)
+	skelRunes := utf8.RuneCountInString(skel)
 	type scored struct {
 		s    string
 		dist int
@@ -31,8 +32,15 @@ func Closest(name string, candidates []string, n int) []string {
 	var found []scored
 	for _, c := range candidates {
 		cs := skeleton(c)
-		d := distance(skel, cs)
-		limit := max(utf8.RuneCountInString(cs), utf8.RuneCountInString(skel)) / 3
+		csRunes := utf8.RuneCountInString(cs)
+		limit := max(csRunes, skelRunes) / 3
+		// The distance is at least the difference in length: past the
+		// limit, it is not worth computing (its cost is the product of
+		// the lengths, and a candidate, an enum's value, may be long).
+		d := max(csRunes, skelRunes)
+		if abs(csRunes-skelRunes) <= limit {
+			d = distance(skel, cs)
+		}
 		if d <= limit || strings.Contains(cs, skel) && len(skel) >= 3 || strings.Contains(skel, cs) && len(cs) >= 3 {
 			found = append(found, scored{c, d})
 		}
@@ -150,4 +158,11 @@ func skeletonASCII(s string) string {
 		}
 	}
 	return s
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

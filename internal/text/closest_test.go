@@ -2,6 +2,7 @@ package text
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,46 @@ func TestClosest(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Closest(%q, %q) = %q, want %q", tt.name, tt.candidates, got, tt.want)
+			}
+		})
+	}
+}
+
+// A candidate much longer than the name (an enum's value, say) cannot be
+// within the edit limit, so its distance is not computed: that costs the
+// product of the lengths, and a row of the candidate's length. What
+// containment finds is still found.
+func TestClosestLongCandidate(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name       string
+		candidates []string
+		want       []string
+	}{
+		{"far", []string{long}, []string{}},
+		{"containing", []string{"yyy" + long}, []string{"yyy" + long}},
+		{"near beside far", []string{long, "qurey"}, []string{"qurey"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "query"
+			if tt.name == "containing" {
+				name = "yyyx"
+			}
+			var got []string
+			allocs := testing.AllocsPerRun(3, func() { got = Closest(name, tt.candidates, 2) })
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			Closest(name, tt.candidates, 2)
+			runtime.ReadMemStats(&after)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Closest = %.20q, want %.20q", got, tt.want)
+			}
+			if b := after.TotalAlloc - before.TotalAlloc; b >= 1<<20 {
+				t.Errorf("Closest allocated %d bytes (a distance row for the long candidate is 24 MB)", b)
+			}
+			if allocs > 4 {
+				t.Errorf("Closest made %v allocations", allocs)
 			}
 		})
 	}

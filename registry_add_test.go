@@ -39,6 +39,10 @@ func TestRegistryAddRejects(t *testing.T) {
 		{"non-struct args", []tool.Definer{tool.New(good, func(context.Context, int) (string, error) { return "", nil })}, []string{"not a struct"}},
 		{"schema not object", []tool.Definer{rawDef("r", `{"type":"string"}`)}, []string{`"type": "object"`}},
 		{"schema not json", []tool.Definer{rawDef("r", `{"type":`)}, []string{"not valid JSON"}},
+		{"schema too deep", []tool.Definer{rawDef("r", `{"type":"object","default":`+strings.Repeat("[", 300)+strings.Repeat("]", 300)+`}`)}, []string{"more than 256 deep"}},
+		// The validator's compiler takes time that grows with the square of
+		// the subschemas: 20,000 of them took it 1.9 s and 170 MB.
+		{"schema of too many objects", []tool.Definer{rawDef("r", `{"type":"object","allOf":[`+strings.Repeat(`{},`, 20_000)+`{}]}`)}, []string{"more than 4096 objects", "$defs"}},
 		{"schema bad keyword", []tool.Definer{rawDef("r", `{"type":"object","properties":{"a":{"minimum":"x"}}}`)}, []string{"does not compile"}},
 		{"external ref file", []tool.Definer{rawDef("r", `{"type":"object","properties":{"a":{"$ref":"other.json"}}}`)}, []string{"outside itself"}},
 		{"external ref url", []tool.Definer{rawDef("r", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}, []string{"outside itself"}},

@@ -165,7 +165,8 @@ func compile(raw json.RawMessage, nums jsonparse.Limits) (*Schema, error) {
 	raw = slices.Clone(raw) // kept: the caller may reuse its bytes
 	doc, err := decodeOrdered(raw, nums)
 	var ne *NumberError
-	if errors.As(err, &ne) {
+	var be boundError
+	if errors.As(err, &ne) || errors.As(err, &be) {
 		return nil, err
 	}
 	if err != nil {
@@ -244,8 +245,18 @@ type object struct {
 // over it deep, so it is refused.
 const MaxDepth = 256
 
+// MaxObjects is how many JSON objects a schema document may hold (its
+// subschemas, and any objects in its data). The validator's compiler
+// takes time that grows with the square of the subschemas it queues:
+// 20,000 empty subschemas, 58 KB of JSON, took it 1.9 s and 170 MB. A tool
+// schema is sent to a model on every turn, so one of thousands of
+// subschemas is refused rather than compiled; at this bound compiling
+// stays near a tenth of a second.
+const MaxObjects = 4096
+
 // decodeOrdered decodes JSON with json.Number numbers and ordered objects,
-// refusing numbers past nums (see Compile) with a *NumberError.
+// refusing numbers past nums (see Compile) with a *NumberError and
+// documents of more than MaxObjects objects or MaxDepth levels.
 func decodeOrdered(raw []byte, nums jsonparse.Limits) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -260,10 +271,17 @@ func decodeOrdered(raw []byte, nums jsonparse.Limits) (any, error) {
 	return v, nil
 }
 
+// boundError is a document over MaxDepth or MaxObjects: valid JSON, too
+// large to take.
+type boundError string
+
+func (e boundError) Error() string { return string(e) }
+
 type docDecoder struct {
-	dec  *json.Decoder
-	nums jsonparse.Limits
-	path []string // pointer tokens of the value being read
+	dec     *json.Decoder
+	nums    jsonparse.Limits
+	path    []string // pointer tokens of the value being read
+	objects int      // the objects read so far
 }
 
 func (d *docDecoder) value(depth int) (any, error) {
@@ -274,10 +292,13 @@ func (d *docDecoder) value(depth int) (any, error) {
 	switch t := tok.(type) {
 	case json.Delim:
 		if depth == MaxDepth {
-			return nil, fmt.Errorf("the schema nests objects and arrays more than %d deep", MaxDepth)
+			return nil, boundError(fmt.Sprintf("the schema nests objects and arrays more than %d deep", MaxDepth))
 		}
 		switch t {
 		case '{':
+			if d.objects++; d.objects > MaxObjects {
+				return nil, boundError(fmt.Sprintf("the schema holds more than %d objects (subschemas and data); split the tool, or reuse subschemas through $defs and $ref", MaxObjects))
+			}
 			o := &object{m: map[string]any{}}
 			for d.dec.More() {
 				kt, err := d.dec.Token()

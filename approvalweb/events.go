@@ -2,6 +2,7 @@ package approvalweb
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,15 +38,14 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, refusedForbidden)
 		return
 	}
-	select {
-	case h.streams <- struct{}{}:
-		defer func() { <-h.streams }()
-	default:
+	person := personOf(sessions)
+	if !h.takeStream(person) {
 		w.Header().Set("Retry-After", "30")
 		h.refuse(w, r, refusal{http.StatusServiceUnavailable, "too_many_streams",
 			"Too many pages are open: this one is not updated live. Reload it to see new approvals."})
 		return
 	}
+	defer h.releaseStream(person)
 	shown := map[string]bool{}
 	have := strings.SplitN(r.URL.Query().Get("have"), ",", maxHave+1)
 	for _, id := range have[:min(len(have), maxHave)] {
@@ -113,6 +113,39 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+	}
+}
+
+// personOf names whoever may see sessions, for the streams' bound per
+// person: the people Options.Sessions gives the same sessions share it
+// (those it gives none, among them).
+func personOf(sessions []string) string {
+	d := sha256.New()
+	for _, s := range sessions {
+		fmt.Fprintf(d, "%d:%s", len(s), s)
+	}
+	return string(d.Sum(nil))
+}
+
+// takeStream takes a live-update stream's slot for person, if the
+// handler's bound and person's leave one.
+func (h *Handler) takeStream(person string) bool {
+	h.streamsMu.Lock()
+	defer h.streamsMu.Unlock()
+	if h.streamsOpen >= h.maxStreams || h.streamsOf[person] >= h.maxPersonStreams {
+		return false
+	}
+	h.streamsOpen++
+	h.streamsOf[person]++
+	return true
+}
+
+func (h *Handler) releaseStream(person string) {
+	h.streamsMu.Lock()
+	defer h.streamsMu.Unlock()
+	h.streamsOpen--
+	if h.streamsOf[person]--; h.streamsOf[person] <= 0 {
+		delete(h.streamsOf, person)
 	}
 }
 

@@ -237,3 +237,42 @@ func TestEventsHead(t *testing.T) {
 	s := f.stream("ada", "")
 	assert.Equal(t, http.StatusOK, s.resp.StatusCode, "the HEAD request's slot was given back")
 }
+
+// One person's streams, or the streams of requests Sessions gives no
+// session, hold at most a tenth of MaxStreams: a flood of them, from one
+// person or from anyone the host does not know, leaves the live updates
+// of everyone else (before: 20 streams of one party took every slot, and
+// every other person's page was refused live updates).
+func TestEventsBoundedPerPerson(t *testing.T) {
+	cases := []struct {
+		name    string
+		flooder string
+		victim  string
+	}{
+		{"one person's tabs", "ada", "grace"},
+		{"requests the host gives no session", "nobody", "ada"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			const max = 20
+			f := newFixture(t, &approvalweb.Options{MaxStreams: max, Sessions: func(r *http.Request) ([]string, error) {
+				if r.Header.Get(personHeader) == "nobody" {
+					return nil, nil // not logged in: nothing to see
+				}
+				return sessionsOf(r)
+			}})
+			open := 0
+			for range max {
+				s := f.stream(c.flooder, "")
+				if s.resp.StatusCode == http.StatusOK {
+					open++
+				} else {
+					assert.Equal(t, http.StatusServiceUnavailable, s.resp.StatusCode)
+				}
+			}
+			assert.Equal(t, max/10, open, "streams of one person")
+			victim := f.stream(c.victim, "")
+			assert.Equal(t, http.StatusOK, victim.resp.StatusCode, "another person's stream")
+		})
+	}
+}

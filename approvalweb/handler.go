@@ -44,8 +44,11 @@ type Options struct {
 	Poll time.Duration
 	// MaxStreams bounds the pages that receive live updates at once (each
 	// holds an open request); past it, a page still loads and its forms
-	// work, and its live updates are refused until one closes. Zero means
-	// 100.
+	// work, and its live updates are refused until one closes. One person
+	// (the requests Sessions gives the same sessions, or none) holds at
+	// most a tenth of them (at least one), so that one person's tabs, or
+	// anyone's flood of requests, cannot take the live updates of everyone
+	// else. Zero means 100.
 	MaxStreams int
 	// MaxArgsBytes bounds the edited arguments of one answer. Zero means
 	// 64 KiB.
@@ -86,10 +89,15 @@ type Handler struct {
 	maxArgs   int
 	maxReason int
 
-	mux     *http.ServeMux
-	streams chan struct{} // a slot per open stream
-	changes signal        // this handler changed the store
-	hub     hub
+	mux *http.ServeMux
+
+	streamsMu        sync.Mutex
+	maxStreams       int            // open streams, at most
+	maxPersonStreams int            // open streams of one person, at most
+	streamsOpen      int            // open streams
+	streamsOf        map[string]int // open streams, per person (personOf) that has any
+	changes          signal         // this handler changed the store
+	hub              hub
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -149,7 +157,8 @@ func New(opts *Options) (*Handler, error) {
 	if n <= 0 {
 		n = defaultMaxStreams
 	}
-	h.streams = make(chan struct{}, n)
+	h.maxStreams, h.maxPersonStreams = n, max(1, n/10)
+	h.streamsOf = map[string]int{}
 	h.hub.h = h
 
 	h.mux = http.NewServeMux()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -42,7 +43,27 @@ type Options[C any] struct {
 	// request while the tools were served; a panic in it is recovered.
 	// Requests without a session (stateless HTTP) have no end.
 	SessionEnded func(session string)
+	// MaxSessionCalls bounds the tools/call requests of one MCP session
+	// (one connection over stdio, one request over stateless HTTP) in
+	// progress at once. Past it a call does not start: the client gets a
+	// JSON-RPC error at once (code [CodeTooManyCalls]) and may call again
+	// when one of its calls ends. The bound is the session's own: one
+	// client that sends thousands of calls at once (a JSON-RPC batch of
+	// protocol 2025-03-26 holds tens of thousands in one request body)
+	// costs a goroutine and the memory of a call for each of this many at
+	// most, and no other session's calls wait for it. A call waiting for
+	// its approval counts. Zero means [DefaultMaxSessionCalls]; negative,
+	// no bound.
+	MaxSessionCalls int
 }
+
+// DefaultMaxSessionCalls is the default of [Options.MaxSessionCalls].
+const DefaultMaxSessionCalls = 100
+
+// CodeTooManyCalls is the JSON-RPC error code of a tools/call refused
+// because its session has [Options.MaxSessionCalls] calls in progress. It
+// is in the range JSON-RPC leaves to servers (-32000 to -32099).
+const CodeTooManyCalls = -32000
 
 // AddTools adds every visible tool of reg to server, and keeps adding the
 // tools added to reg later (the SDK sends notifications/tools/list_changed
@@ -86,6 +107,10 @@ func AddTools[C any](server *sdk.Server, reg *tool.Registry[C], opts *Options[C]
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.maxCalls = s.opts.MaxSessionCalls
+	if s.maxCalls == 0 {
+		s.maxCalls = DefaultMaxSessionCalls
+	}
 	if s.opts.SessionEnded != nil {
 		s.watch = &sessionWatch{ended: s.opts.SessionEnded}
 	}
@@ -107,6 +132,10 @@ type served[C any] struct {
 	mu      sync.Mutex
 	added   map[string]bool // tool names added to the server; true for hidden ones
 	stopped bool
+
+	maxCalls int // per session; <= 0: no bound
+	callsMu  sync.Mutex
+	calls    map[*sdk.ServerSession]int // tools/call in progress, per session that has any
 }
 
 // sync adds to the server the registry's visible tools it does not have
@@ -168,6 +197,31 @@ func (s *served[C]) remove() {
 	s.server.RemoveTools(names...)
 }
 
+// startCall counts one more call in progress in ss, if its bound leaves
+// room for it.
+func (s *served[C]) startCall(ss *sdk.ServerSession) bool {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.calls[ss] >= s.maxCalls {
+		return false
+	}
+	if s.calls == nil {
+		s.calls = map[*sdk.ServerSession]int{}
+	}
+	s.calls[ss]++
+	return true
+}
+
+// endCall counts a call of ss as ended; a session with none in progress
+// holds no entry.
+func (s *served[C]) endCall(ss *sdk.ServerSession) {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.calls[ss]--; s.calls[ss] <= 0 {
+		delete(s.calls, ss)
+	}
+}
+
 func (s *served[C]) hidden(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -185,6 +239,13 @@ func (s *served[C]) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		switch method {
 		case "tools/call":
+			if ss, ok := req.GetSession().(*sdk.ServerSession); ok && ss != nil && s.maxCalls > 0 {
+				if !s.startCall(ss) {
+					return nil, &jsonrpc.Error{Code: CodeTooManyCalls, Message: fmt.Sprintf(
+						"too many tool calls in progress in this session (at most %d at once): this call did not start; call again when one of them ends", s.maxCalls)}
+				}
+				defer s.endCall(ss)
+			}
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil {
 				s.mu.Lock()
 				_, known := s.added[p.Name]

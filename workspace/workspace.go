@@ -180,6 +180,10 @@ func (w *Workspace) Dir() string { return w.roots[0].dir }
 // MaxReadBytes returns the largest file the workspace reads.
 func (w *Workspace) MaxReadBytes() int64 { return w.maxRead }
 
+// MaxWriteBytes returns the largest file the workspace writes: a tool that
+// builds the content can refuse before building more than this.
+func (w *Workspace) MaxWriteBytes() int64 { return w.maxWrite }
+
 // Check applies the rules that need no file-system access to name, for
 // the access a: the path must be valid, lie inside a root, not be denied
 // and, for Write, not be read-only. It returns the path in the form the

@@ -127,6 +127,18 @@ func (ts *Toolset) planEdit(in EditFileArgs) (editPlan, error) {
 		return editPlan{}, &tool.Error{Message: fmt.Sprintf("old_string occurs %d times in %s (at %s)", n, shown, at(lines, n)),
 			Hint: "include more of the surrounding lines in old_string so that it occurs once, or set replace_all to replace every occurrence"}
 	}
+	// The file as it would become, measured before it is built: a short
+	// old_string that occurs millions of times, each replaced by a long
+	// new_string, would otherwise cost gigabytes to refuse.
+	count := 1
+	if in.ReplaceAll {
+		count = n
+	}
+	if grown := int64(len(text)) + int64(count)*(int64(len(newS))-int64(len(oldS))); grown > ts.ws.MaxWriteBytes() {
+		return editPlan{}, &tool.Error{
+			Message: fmt.Sprintf("the edit would make %s %d bytes, over the %d-byte write limit", shown, grown, ts.ws.MaxWriteBytes()),
+			Hint:    "make a smaller change: replace fewer occurrences (without replace_all), or with shorter text"}
+	}
 	out := strings.Replace(text, oldS, newS, 1)
 	if in.ReplaceAll {
 		out = strings.ReplaceAll(text, oldS, newS)

@@ -97,3 +97,42 @@ func TestWriteFile(t *testing.T) {
 	p.failed(t, p.call(t, "write_file", map[string]any{"path": "vendor/lib/new.go", "content": "x"}), "path is read-only")
 	p.failed(t, p.call(t, "write_file", map[string]any{"path": "docs", "content": "x", "overwrite": true}), `"docs" is a directory`)
 }
+
+// An edit whose result would be over the write limit is refused before the
+// result is built, in the call and in the preview the approver is shown:
+// a one-byte old_string in every byte of a large file, each replaced by a
+// long new_string, cost gigabytes (a 4 MiB file and 200 bytes: 1.6 GB
+// allocated to refuse it; 64 KiB would ask for 512 GB).
+func TestEditFileOverWriteLimit(t *testing.T) {
+	p := newProject(t, nil)
+	p.write(t, "big.txt", strings.Repeat("a", 4<<20))
+	p.write(t, "one.txt", "a"+strings.Repeat("b", 4<<20-1))
+	ok(t, p.call(t, "read_file", `{"path":"big.txt"}`))
+	ok(t, p.call(t, "read_file", `{"path":"one.txt"}`))
+	for _, c := range []struct {
+		path, old, new string
+		all            bool
+		want           string // "" for success
+	}{
+		{"big.txt", "a", strings.Repeat("b", 200), true, "over the 8388608-byte write limit"},
+		{"big.txt", "aaaa", strings.Repeat("b", 20), true, "over the 8388608-byte write limit"},
+		{"one.txt", "a", strings.Repeat("c", 60<<10), false, ""}, // once: under the limit
+	} {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.TotalAlloc
+		res := p.call(t, "edit_file", map[string]any{"path": c.path, "old_string": c.old, "new_string": c.new, "replace_all": c.all})
+		runtime.ReadMemStats(&ms)
+		if c.want == "" {
+			ok(t, res)
+			continue
+		}
+		p.failed(t, res, c.want, "replace fewer occurrences")
+		if got := ms.TotalAlloc - before; got > 256<<20 {
+			t.Errorf("%s: refusing the edit allocated %d MB", c.path, got>>20)
+		}
+		if got := p.read(t, c.path); got != strings.Repeat("a", 4<<20) {
+			t.Errorf("%s changed", c.path)
+		}
+	}
+}

@@ -102,6 +102,10 @@ func FuzzWorkspace(f *testing.F) {
 		"sub/../../outside/secret.txt", "a\x00b", "\uff0e\uff0e/outside/secret.txt", "..\\outside\\secret.txt",
 		"%2e%2e/outside", strings.Repeat("a/", 100) + "x", strings.Repeat("n", 300), "sub/./deep.txt/", "\xff\xfe",
 		"main.go/", "sub//deep.txt", "new/dir/file.txt", "./", "link-in/up/.env", "key.pem", "KEY.PEM",
+		// The directory reached is kept open while a path is resolved:
+		// ".." and links after it, and names folded once for a whole path.
+		"sub/ro/../deep.txt", "sub/ro/../../sub/ro/fixed.txt", "link-in/../sub/deep.txt", "sub/up/../app/.env",
+		"sub/deep.txt/../deep.txt", strings.Repeat("sub/ro/../", 50) + "deep.txt", "SUB/.Env/x", "sub/．env",
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i), s, []byte("data"))

@@ -221,6 +221,11 @@ func (p *Patterns) Match(name string, isDir bool) (matched, decided bool) {
 	if p.fold {
 		name = foldName(name)
 	}
+	return p.match(name, isDir)
+}
+
+// match is Match for a name already folded.
+func (p *Patterns) match(name string, isDir bool) (matched, decided bool) {
 	last := name[strings.LastIndexByte(name, '/')+1:]
 	var segs []string
 	best := -1
@@ -268,14 +273,19 @@ func (p *Patterns) matchTree(name string, isDir bool) bool {
 	if p.Len() == 0 || name == "." {
 		return false
 	}
+	// Folded once: folding each directory above again cost time in the
+	// square of the path's length for every name a walk lists.
+	if p.fold {
+		name = foldName(name)
+	}
 	for i := 0; i < len(name); i++ {
 		if name[i] == '/' {
-			if m, _ := p.Match(name[:i], true); m {
+			if m, _ := p.match(name[:i], true); m {
 				return true
 			}
 		}
 	}
-	m, _ := p.Match(name, isDir)
+	m, _ := p.match(name, isDir)
 	return m
 }
 

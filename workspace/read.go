@@ -338,7 +338,17 @@ func (w *Workspace) walk(r *root, lexical, real string, e *entry, fn fs.WalkDirF
 		}
 		return err
 	}
-	ents, err := w.readDir(r, "walk", shown, lexical, real)
+	var ents []*entry
+	var err error
+	if len(lexical)+2 > maxPathBytes {
+		// Its entries' paths would be longer than a path the tools
+		// take; and each directory deeper costs more to reach.
+		err = refusal("walk", shown, ErrInvalidPath,
+			fmt.Sprintf("the entries of %q are not listed: their paths would be longer than %d bytes", cut(shown, 200), maxPathBytes),
+			"", nil)
+	} else {
+		ents, err = w.readDir(r, "walk", shown, lexical, real)
+	}
 	if err != nil {
 		if err := fn(shown, e, err); err != nil && !errors.Is(err, fs.SkipDir) {
 			return err

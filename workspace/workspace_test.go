@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -550,5 +551,100 @@ func TestOpenErrors(t *testing.T) {
 	ws.Close()
 	if _, err := ws.ReadFile(".env"); err == nil {
 		t.Error("read after Close")
+	}
+}
+
+// nest makes a chain of n directories named a under dir, each opened from
+// the one above (a path too long for the system is no obstacle), and
+// plants a file in the last.
+func nest(t testing.TB, dir string, n int) {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := r.Mkdir("a", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		next, err := r.OpenRoot("a")
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = next
+	}
+	if err := r.WriteFile("f.txt", []byte("deep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+}
+
+// A deep tree costs time in proportion to its depth, not its cube: the
+// workspace looked at each name of a path from the root again (a read at
+// depth n cost n²/2 lookups, and a walk that reads a file in each
+// directory, as find and grep read .gitignore files, n³/6: 500 levels took
+// 19 s, 1,000 more than 2 minutes). A walk does not list a directory whose
+// entries' paths would be longer than a path the tools take.
+func TestDeepTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a tree 2,100 directories deep")
+	}
+	for _, c := range []struct {
+		depth   int
+		listed  int // directories walked into
+		refused bool
+	}{
+		{depth: 300, listed: 301},
+		{depth: 2100, listed: 2049, refused: true},
+	} {
+		dir := t.TempDir()
+		nest(t, dir, c.depth)
+		ws, err := Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		start := time.Now()
+		dirs, refused := 0, 0
+		err = ws.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if !errors.Is(err, ErrInvalidPath) || !strings.Contains(err.Error(), "longer than 4096 bytes") {
+					t.Errorf("depth %d: %v", c.depth, err)
+				}
+				refused++
+				return nil
+			}
+			if d.IsDir() {
+				dirs++
+				// At the bottom, the name is too long to read: also quick.
+				if _, err := ws.ReadFile(path.Join(p, ".gitignore")); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrInvalidPath) {
+					t.Errorf("depth %d: .gitignore in %d: %.200v", c.depth, dirs, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 60*time.Second {
+			t.Errorf("depth %d: the walk took %v", c.depth, took)
+		}
+		if dirs != c.listed || (refused > 0) != c.refused {
+			t.Errorf("depth %d: %d directories, %d refused; want %d, refused %v", c.depth, dirs, refused, c.listed, c.refused)
+		}
+		if c.depth == 300 {
+			deep := strings.Repeat("a/", 300) + "f.txt"
+			if b, err := ws.ReadFile(deep); err != nil || string(b) != "deep\n" {
+				t.Errorf("read at depth 300: %q, %v", b, err)
+			}
+			// ".." and links are resolved with the directory reached.
+			if err := os.Symlink(strings.Repeat("../", 299), filepath.Join(dir, strings.Repeat("a/", 300), "up")); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := ws.ReadFile(strings.Repeat("a/", 300) + "up/" + strings.Repeat("a/../a/", 299) + "f.txt"); err != nil || string(b) != "deep\n" {
+				t.Errorf("read through a link and ..: %q, %v", b, err)
+			}
+		}
 	}
 }

@@ -306,7 +306,9 @@ func (w *Workspace) hidden(rel string, isDir bool) bool {
 // file and directory with its path in the form the model is shown, in
 // lexical order. Denied entries are left out; symbolic links are reported
 // but not followed; fn may return fs.SkipDir or fs.SkipAll. An error
-// reading a directory is passed to fn, as a refusal the model can read.
+// reading a directory is passed to fn, as a refusal the model can read:
+// so is a directory 256 levels below name, or one whose entries' paths
+// would be longer than a path may be, whose entries are not listed.
 func (w *Workspace) WalkDir(name string, fn fs.WalkDirFunc) error {
 	t, err := w.locate("walk", name, Read)
 	if err != nil {
@@ -320,14 +322,20 @@ func (w *Workspace) WalkDir(name string, fn fs.WalkDirFunc) error {
 		return osError("walk", name, fs.ErrNotExist)
 	}
 	top := &entry{name: path.Base(t.rel), typ: fi.Mode().Type(), r: t.r, rel: real}
-	err = w.walk(t.r, t.rel, real, top, fn)
+	err = w.walk(t.r, t.rel, real, top, 0, fn)
 	if errors.Is(err, fs.SkipDir) || errors.Is(err, fs.SkipAll) {
 		return nil
 	}
 	return err
 }
 
-func (w *Workspace) walk(r *root, lexical, real string, e *entry, fn fs.WalkDirFunc) error {
+// maxWalkDepth is how many levels below its start a walk lists. A real
+// project nests far less; a tree planted deeper (a hostile repository, a
+// command's output) would cost the walk time that grows with the square
+// of its depth, as each directory is opened from the root.
+const maxWalkDepth = 256
+
+func (w *Workspace) walk(r *root, lexical, real string, e *entry, depth int, fn fs.WalkDirFunc) error {
 	shown := r.shown(lexical)
 	if !e.IsDir() {
 		return fn(shown, e, nil)
@@ -340,13 +348,17 @@ func (w *Workspace) walk(r *root, lexical, real string, e *entry, fn fs.WalkDirF
 	}
 	var ents []*entry
 	var err error
-	if len(lexical)+2 > maxPathBytes {
-		// Its entries' paths would be longer than a path the tools
-		// take; and each directory deeper costs more to reach.
+	switch {
+	case depth >= maxWalkDepth:
+		err = refusal("walk", shown, ErrInvalidPath,
+			fmt.Sprintf("the entries of %q are not listed: it is %d levels deep, and a listing goes %d levels down", cut(shown, 200), depth, maxWalkDepth),
+			"list it on its own to see what it holds", nil)
+	case len(lexical)+2 > maxPathBytes:
+		// Its entries' paths would be longer than a path the tools take.
 		err = refusal("walk", shown, ErrInvalidPath,
 			fmt.Sprintf("the entries of %q are not listed: their paths would be longer than %d bytes", cut(shown, 200), maxPathBytes),
 			"", nil)
-	} else {
+	default:
 		ents, err = w.readDir(r, "walk", shown, lexical, real)
 	}
 	if err != nil {
@@ -356,7 +368,7 @@ func (w *Workspace) walk(r *root, lexical, real string, e *entry, fn fs.WalkDirF
 		return nil
 	}
 	for _, c := range ents {
-		if err := w.walk(r, path.Join(lexical, c.name), c.rel, c, fn); err != nil {
+		if err := w.walk(r, path.Join(lexical, c.name), c.rel, c, depth+1, fn); err != nil {
 			if errors.Is(err, fs.SkipDir) && !c.IsDir() {
 				return nil // SkipDir from a file skips the rest of its directory
 			}

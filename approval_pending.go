@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // PendingApprovalStore keeps the deferred approvals ([PendingApproval])
@@ -70,13 +72,20 @@ var (
 // size of zero.
 const defaultPendingBytes = 64 << 20
 
+// minPendingPerSession is the least a session may hold of a store's
+// bytes, its sixteenth in a store of 32 MiB: an approval of the largest
+// arguments, with its preview.
+const minPendingPerSession = 2 << 20
+
 // pendingEntryCost is what one entry costs besides its strings: the map
 // slots, the list element, the entry and the slices' headers, rounded up.
 const pendingEntryCost = 512
 
 // NewMemoryPendingApprovalStore returns an in-memory store that keeps at
 // most maxBytes of approvals (their strings and each entry's bookkeeping);
-// zero means 64 MiB.
+// zero means 64 MiB. One session's unanswered approvals hold at most a
+// sixteenth of it (at least 2 MiB), so that one conversation's large approvals cannot
+// leave no room for the others'.
 func NewMemoryPendingApprovalStore(maxBytes int) *MemoryPendingApprovalStore {
 	if maxBytes <= 0 {
 		maxBytes = defaultPendingBytes
@@ -127,14 +136,18 @@ func (m *MemoryPendingApprovalStore) Offer(_ context.Context, p *PendingApproval
 		m.remove(f)
 	}
 	session := p.Request.Session
-	waiting := 0
+	waiting, waitingBytes := 0, 0
 	for _, o := range m.sessions[session] {
 		if o.answer == nil && now.Before(o.keep) {
 			waiting++
+			waitingBytes += o.cost
 		}
 	}
 	if waiting >= MaxPendingPerSession {
-		return fmt.Errorf("%w: session %q already has %d unanswered approvals", ErrPendingFull, session, waiting)
+		return fmt.Errorf("%w: session %q already has %d unanswered approvals", ErrPendingFull, text.Cut(session, 64), waiting)
+	}
+	if perSession := max(m.max/16, min(m.max, minPendingPerSession)); waitingBytes+e.cost > perSession {
+		return fmt.Errorf("%w: session %q's unanswered approvals would hold %d bytes, over its %d", ErrPendingFull, text.Cut(session, 64), waitingBytes+e.cost, perSession)
 	}
 	if m.used+e.cost > m.max {
 		m.sweep(now) // an expired entry behind a live one

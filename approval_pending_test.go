@@ -44,6 +44,29 @@ func TestMemoryPendingApprovalStoreBounds(t *testing.T) {
 		assert.ErrorIs(t, err, tool.ErrPendingFull)
 		assert.Zero(t, m.Len())
 	})
+	t.Run("one session's large approvals leave room for the others'", func(t *testing.T) {
+		// Before, one session's 64 approvals of 1 MiB filled the 64 MiB
+		// store and every other session's were refused.
+		for _, tt := range []struct {
+			name string
+			size int
+			n    int
+		}{{"large approvals", 1 << 20, 64}, {"small approvals, at the count bound", 100, tool.MaxPendingPerSession + 1}} {
+			t.Run(tt.name, func(t *testing.T) {
+				m := tool.NewMemoryPendingApprovalStore(0)
+				refused := 0
+				for i := range tt.n {
+					if err := m.Offer(ctx, pendingOf("flood", fmt.Sprint("f", i), tt.size), time.Now().Add(time.Minute)); err != nil {
+						assert.ErrorIs(t, err, tool.ErrPendingFull)
+						refused++
+					}
+				}
+				assert.Positive(t, refused, "the flooding session is refused at its own bound")
+				assert.LessOrEqual(t, m.Len(), (64<<20)/16+tt.size)
+				require.NoError(t, m.Offer(ctx, pendingOf("victim", "v", 1<<20), time.Now().Add(time.Minute)), "another session's approval fits")
+			})
+		}
+	})
 	t.Run("an answer counts against the bound", func(t *testing.T) {
 		m := tool.NewMemoryPendingApprovalStore(0)
 		require.NoError(t, m.Offer(ctx, pendingOf("s", "a", 0), time.Now().Add(time.Minute)))

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"strconv"
 	"sync"
@@ -49,7 +50,9 @@ var ErrApprovalStoreFull = errors.New("tool: the approval store is full of unexp
 
 // NewMemoryApprovalStore returns an in-memory store bounded to maxEntries
 // remembered answers and as many claims (zero means 100,000), one session
-// holding at most a hundredth of each (at least one).
+// holding at most a hundredth of each (at least one). Each entry keeps a
+// digest of its session and key, never the strings themselves, so the
+// bound in entries bounds the store's bytes whatever their lengths.
 func NewMemoryApprovalStore(maxEntries int) *MemoryApprovalStore {
 	if maxEntries <= 0 {
 		maxEntries = defaultApprovalStoreEntries
@@ -76,14 +79,16 @@ type MemoryApprovalStore struct {
 func (m *MemoryApprovalStore) Allowed(_ context.Context, session, key string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.answers.Has(answerKey(session, key), time.Now()), nil
+	k, _ := digestKeys(session, key)
+	return m.answers.Has(k, time.Now()), nil
 }
 
 // Remember implements [ApprovalStore].
 func (m *MemoryApprovalStore) Remember(_ context.Context, session, key string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.answers.Add(answerKey(session, key), session, expires, time.Now())
+	k, group := digestKeys(session, key)
+	m.answers.Add(k, group, expires, time.Now())
 	return nil
 }
 
@@ -92,14 +97,27 @@ func (m *MemoryApprovalStore) Claim(_ context.Context, session, id string, expir
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	key := answerKey(session, id)
+	key, group := digestKeys(session, id)
 	if m.claims.Has(key, now) {
 		return false, nil
 	}
-	if !m.claims.Add(key, session, expires, now) {
+	if !m.claims.Add(key, group, expires, now) {
 		return false, ErrApprovalStoreFull
 	}
 	return true, nil
+}
+
+// digestKeys returns what the in-memory store keeps for session and key:
+// a digest of the pair, and one of the session to group it by. Both have a
+// fixed size, so that the store's bound in entries is a bound in bytes
+// whatever the lengths of the session and the key, which come from the
+// wire and the model.
+func digestKeys(session, key string) (k, group string) {
+	s := sha256.Sum256([]byte(session))
+	h := sha256.New()
+	h.Write(s[:])
+	h.Write([]byte(key))
+	return string(h.Sum(nil)), string(s[:])
 }
 
 // answerKey joins a session and a key so that no two pairs give the same

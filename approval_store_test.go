@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -102,4 +104,55 @@ func TestOneSessionCannotLockOutTheOthers(t *testing.T) {
 	resumed := f.resume("victim", args, res.Pending, tool.Decision{Kind: tool.DecisionAllowOnce})
 	tooltest.WantOK(t, resumed)
 	assert.Equal(t, []string{"write a x"}, f.runs(), "the other session's approved call ran, once")
+}
+
+// TestMemoryApprovalStoreBytesDoNotFollowKeyLengths: sessions and claim
+// IDs come from the wire; the store's bound in entries must bound its
+// bytes whatever their lengths (64 KiB sessions once held 1.1 GB for 8,000
+// entries).
+func TestMemoryApprovalStoreBytesDoNotFollowKeyLengths(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("s", 64<<10)
+	later := time.Now().Add(time.Hour)
+	tests := []struct {
+		name string
+		add  func(st *tool.MemoryApprovalStore, i int)
+	}{
+		{"claims with long sessions", func(st *tool.MemoryApprovalStore, i int) {
+			_, _ = st.Claim(ctx, fmt.Sprint(long, i%10), fmt.Sprint("id", i), later)
+		}},
+		{"claims with long ids", func(st *tool.MemoryApprovalStore, i int) {
+			_, _ = st.Claim(ctx, fmt.Sprint("s", i%10), fmt.Sprint(long, i), later)
+		}},
+		{"answers with long sessions", func(st *tool.MemoryApprovalStore, i int) {
+			_ = st.Remember(ctx, fmt.Sprint(long, i%10), fmt.Sprint("key", i), later)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := tool.NewMemoryApprovalStore(1000) // ten per session
+			before := liveHeap()
+			for i := range 2000 {
+				tt.add(st, i)
+			}
+			grew := liveHeap() - before
+			runtime.KeepAlive(st)
+			// 100 entries: a few hundred bytes each; 64 KiB each would be 6.5 MB.
+			assert.Less(t, grew, int64(1<<20), "bytes held by 100 entries")
+			// A long pair is still told apart from the others.
+			first, err := st.Claim(ctx, long+"x", long, later)
+			require.NoError(t, err)
+			assert.True(t, first)
+			again, err := st.Claim(ctx, long+"x", long, later)
+			require.NoError(t, err)
+			assert.False(t, again)
+		})
+	}
+}
+
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

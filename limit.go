@@ -2,6 +2,8 @@ package tool
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strconv"
 	"sync/atomic"
@@ -96,8 +98,9 @@ func limitKeys(name string, limits []CallLimit) ([]string, string) {
 type Limiter interface {
 	// Start asks to start one call under lim, counted under key (made by
 	// the registry from the tool's name, the limit's place in its list
-	// and, for a limit per session, the session). It waits for a place
-	// while ctx is not done, at most lim.Wait. It returns done, to be
+	// and, for a limit per session, the session, or the digest of one
+	// over 128 bytes). It waits for a place while ctx is not done, at most
+	// lim.Wait. It returns done, to be
 	// called once when the call ends (nil when there is nothing to give
 	// back); or a *LimitError saying why the call may not start (Busy,
 	// RetryAfter; the pipeline fills in the rest); or another error when
@@ -158,7 +161,7 @@ func limitStage[C any](next Handler[C]) Handler[C] {
 		for i, lim := range e.limits {
 			key := e.limitKeys[i]
 			if lim.PerSession {
-				key += "\x00" + call.Session
+				key += sessionPart(call.Session)
 			}
 			d, err := startLimit(ctx, rt, key, lim, hold)
 			if err != nil {
@@ -170,6 +173,22 @@ func limitStage[C any](next Handler[C]) Handler[C] {
 		}
 		return next(ctx, call)
 	}
+}
+
+// maxKeySession is the longest session a limit's key holds as it is; a
+// longer one, from the wire, is held as its digest, so that a count's key
+// has a bounded size in any Limiter.
+const maxKeySession = 128
+
+// sessionPart is what a limit per session adds to its key: the session,
+// or the SHA-256 of a longer one after another separator, which no
+// session held as it is can give.
+func sessionPart(session string) string {
+	if len(session) <= maxKeySession {
+		return "\x00" + session
+	}
+	sum := sha256.Sum256([]byte(session))
+	return "\x01" + hex.EncodeToString(sum[:])
 }
 
 // limitRefused is the result of a call a limit did not let start: the

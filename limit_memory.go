@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"container/list"
 	"context"
 	"sync"
 	"time"
@@ -12,7 +13,7 @@ import (
 // NewMemoryLimiter returns a [Limiter] that counts in the process: what a
 // registry uses when its options name none.
 func NewMemoryLimiter() *MemoryLimiter {
-	return &MemoryLimiter{counts: map[string]*limitCount{}, sweepAt: minLimitSweep}
+	return &MemoryLimiter{counts: map[string]*limitCount{}, sweepAt: minLimitSweep, maxSessionCounts: defaultSessionCounts}
 }
 
 // MemoryLimiter is a [Limiter] in memory, for one process: a weighted
@@ -22,13 +23,24 @@ func NewMemoryLimiter() *MemoryLimiter {
 // The count of a session (a limit with PerSession) is dropped once it is
 // back at rest (no call running, the bucket full), which is the state a
 // new count starts in: memory follows the sessions active within one
-// refill of their bucket, not every session ever seen. It is safe for
-// concurrent use.
+// refill of their bucket, not every session ever seen. Sessions come from
+// the wire, and a bucket that refills over hours keeps its count that
+// long, so the counts of sessions are also bounded: past 100,000 of them,
+// the count of the session that has been idle longest (no call running or
+// waiting) is dropped, which gives that session a new count, as a session
+// of a new name would get. It is safe for concurrent use.
 type MemoryLimiter struct {
-	mu      sync.Mutex
-	counts  map[string]*limitCount
-	sweepAt int // sweep the counts at rest when there are this many
+	mu               sync.Mutex
+	counts           map[string]*limitCount
+	sweepAt          int       // sweep the counts at rest when there are this many
+	idle             list.List // of *limitCount: counts per session no call uses, longest idle first
+	maxSessionCounts int       // past this many counts per session, the longest idle is dropped
+	sessionCounts    int       // counts per session in counts
 }
+
+// defaultSessionCounts bounds the counts per session a MemoryLimiter
+// keeps: a few hundred bytes each.
+const defaultSessionCounts = 100_000
 
 // minLimitSweep is the fewest counts worth sweeping for.
 const minLimitSweep = 1024
@@ -40,6 +52,8 @@ type limitCount struct {
 	rate    *rate.Limiter       // nil without Rate
 	running int                 // places held, under MemoryLimiter.mu
 	users   int                 // calls using it, under MemoryLimiter.mu: never dropped while used
+	key     string
+	idle    *list.Element // in MemoryLimiter.idle while no call uses a count per session
 }
 
 // Start implements [Limiter]. It takes a place among the calls running
@@ -141,14 +155,39 @@ func (m *MemoryLimiter) use(key string, lim CallLimit) *limitCount {
 	defer m.mu.Unlock()
 	c := m.counts[key]
 	if c == nil || c.lim != lim && c.users == 0 {
+		if c != nil {
+			m.drop(c)
+		}
 		if len(m.counts) >= m.sweepAt {
 			m.sweep()
 		}
-		c = newLimitCount(lim)
+		if lim.PerSession {
+			m.sessionCounts++
+			for m.sessionCounts > m.maxSessionCounts && m.idle.Len() > 0 {
+				m.drop(m.idle.Front().Value.(*limitCount))
+			}
+		}
+		c = newLimitCount(key, lim)
 		m.counts[key] = c
+	}
+	if c.idle != nil {
+		m.idle.Remove(c.idle)
+		c.idle = nil
 	}
 	c.users++
 	return c
+}
+
+// drop forgets c; m.mu is held.
+func (m *MemoryLimiter) drop(c *limitCount) {
+	if c.idle != nil {
+		m.idle.Remove(c.idle)
+		c.idle = nil
+	}
+	if c.lim.PerSession {
+		m.sessionCounts--
+	}
+	delete(m.counts, c.key)
 }
 
 // unuse marks c no longer used by a call, which held a place if held.
@@ -159,10 +198,13 @@ func (m *MemoryLimiter) unuse(c *limitCount, held bool) {
 	if held {
 		c.running--
 	}
+	if c.users == 0 && c.lim.PerSession && m.counts[c.key] == c {
+		c.idle = m.idle.PushBack(c)
+	}
 }
 
-func newLimitCount(lim CallLimit) *limitCount {
-	c := &limitCount{lim: lim}
+func newLimitCount(key string, lim CallLimit) *limitCount {
+	c := &limitCount{lim: lim, key: key}
 	if lim.Concurrent > 0 {
 		c.sem = semaphore.NewWeighted(int64(lim.Concurrent))
 	}
@@ -177,9 +219,9 @@ func newLimitCount(lim CallLimit) *limitCount {
 // costs a constant per count made.
 func (m *MemoryLimiter) sweep() {
 	now := time.Now()
-	for k, c := range m.counts {
+	for _, c := range m.counts {
 		if c.users == 0 && c.running == 0 && (c.rate == nil || c.rate.TokensAt(now) >= float64(c.rate.Burst())) {
-			delete(m.counts, k)
+			m.drop(c)
 		}
 	}
 	m.sweepAt = max(2*len(m.counts), minLimitSweep)

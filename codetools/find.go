@@ -81,6 +81,9 @@ func (ts *Toolset) find() tool.AnyTool {
 				}
 				return nil
 			}
+			if ig.exhausted {
+				return fs.SkipAll
+			}
 			if d.IsDir() {
 				ig.enter(p)
 			}
@@ -95,6 +98,7 @@ func (ts *Toolset) find() tool.AnyTool {
 		if err != nil {
 			return FindResult{}, readHint(err)
 		}
+		note = joinNotes(note, ig.note(visited))
 		page, over := tool.CapFiles(tool.OutputGuard{}, found, in.OutputArgs)
 		if page == nil {
 			page = []string{}
@@ -114,4 +118,15 @@ func relTo(start, p string) string {
 		return p
 	}
 	return strings.TrimPrefix(strings.TrimPrefix(p, start), "/")
+}
+
+// joinNotes joins the notes that are not empty.
+func joinNotes(notes ...string) string {
+	var kept []string
+	for _, n := range notes {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "; ")
 }

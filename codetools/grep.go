@@ -139,6 +139,7 @@ type grepper struct {
 	afterPath string
 	afterLine int
 
+	ig                        *ignorer
 	matches                   []GrepMatch
 	visited                   int
 	binary, large, unreadable int
@@ -147,6 +148,7 @@ type grepper struct {
 
 func (g *grepper) run(ctx context.Context) error {
 	ig := newIgnorer(g.ts.ws, g.start, g.in.IncludeIgnored)
+	g.ig = ig
 	return g.ts.ws.WalkDir(g.in.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			g.unreadable++
@@ -163,6 +165,9 @@ func (g *grepper) run(ctx context.Context) error {
 			if p != g.start && ig.ignored(p, true) {
 				return fs.SkipDir
 			}
+			if ig.exhausted {
+				return fs.SkipAll
+			}
 			// A directory wholly before the cursor has nothing left to show.
 			if g.afterPath != "" && !isAncestor(filepath.ToSlash(p), filepath.ToSlash(g.afterPath)) && walkCompare(p, g.afterPath) < 0 {
 				return fs.SkipDir
@@ -172,6 +177,9 @@ func (g *grepper) run(ctx context.Context) error {
 		}
 		if !d.Type().IsRegular() || p != g.start && ig.ignored(p, false) {
 			return nil
+		}
+		if ig.exhausted {
+			return fs.SkipAll
 		}
 		if g.glob != nil {
 			if m, _ := g.glob.Match(relTo(g.start, p), false); !m && p != g.start {
@@ -249,7 +257,10 @@ func (g *grepper) note() string {
 	if g.unreadable > 0 {
 		parts = append(parts, fmt.Sprintf("%d files or directories could not be read", g.unreadable))
 	}
-	return strings.Join(parts, "; ")
+	if g.ig != nil {
+		parts = append(parts, g.ig.note(g.visited))
+	}
+	return joinNotes(parts...)
 }
 
 // walkCompare orders two paths as a depth-first walk by name visits them:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
@@ -148,6 +149,57 @@ func TestFindWalkLimit(t *testing.T) {
 	text := ok(t, p.call(t, "find", `{"pattern":"*"}`))
 	if !strings.Contains(text, "stopped after visiting 5 entries") {
 		t.Fatal(text)
+	}
+}
+
+// TestHostileGitignore checks that a repository's .gitignore files cannot
+// make find and grep cost without bound: every pattern is tried on every
+// name, and a .gitignore of 5 MiB of "?zz1" lines took 94 ms a name (a
+// walk of 100,000 entries, 3 hours). At most 64 KiB of them apply at one
+// place, and a walk whose matching takes too long stops; both are said.
+func TestHostileGitignore(t *testing.T) {
+	cases := []struct {
+		name   string
+		files  map[string]string
+		budget time.Duration
+		want   string
+	}{
+		{"one huge file", map[string]string{".gitignore": strings.Repeat("?zz1\n", 1<<20)}, 0,
+			".gitignore applied in part"},
+		{"nested files", map[string]string{
+			"a/.gitignore":     strings.Repeat("*x*y?\n", 8<<10),
+			"a/b/.gitignore":   strings.Repeat("*x*y?\n", 8<<10),
+			"a/b/c/.gitignore": "kept\n",
+		}, 0, "a/b/.gitignore, a/b/c/.gitignore applied in part"},
+		{"time budget", map[string]string{".gitignore": "*.tmp\n"}, time.Nanosecond,
+			"stopped after visiting"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t, nil)
+			for name, content := range c.files {
+				p.write(t, name, content)
+			}
+			for i := range 300 {
+				p.write(t, fmt.Sprintf("a/b/c/f%d.go", i), "package c // hello\n")
+			}
+			if c.budget > 0 {
+				defer codetools.SetIgnoreTimeBudget(c.budget)()
+			}
+			for _, call := range []struct{ tool, args string }{
+				{"find", `{"pattern":"*.go"}`},
+				{"grep", `{"pattern":"hello"}`},
+			} {
+				start := time.Now()
+				text := ok(t, p.call(t, call.tool, call.args))
+				if d := time.Since(start); d > time.Minute {
+					t.Errorf("%s took %v", call.tool, d)
+				}
+				if !strings.Contains(text, c.want) {
+					t.Errorf("%s: the answer does not say %q:\n%.600s", call.tool, c.want, text)
+				}
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package codetools_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -200,6 +201,66 @@ func TestHostileGitignore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLineAmplification checks that read_file and grep cost about the
+// size of the file, whatever its lines: both split every line out first,
+// and 8 MiB of newlines cost read_file 144 MB and grep 200 MB.
+func TestLineAmplification(t *testing.T) {
+	p := newProject(t, nil)
+	p.write(t, "newlines.txt", strings.Repeat("\n", 8<<20-16))
+	p.write(t, "wide.txt", strings.Repeat(strings.Repeat("w", 1<<20)+"\n", 7))
+	cases := []struct{ tool, args string }{
+		{"read_file", `{"path":"newlines.txt"}`},
+		{"read_file", `{"path":"newlines.txt","detail_level":"full","offset":8000000,"limit":5}`},
+		{"grep", `{"pattern":"x","path":"newlines.txt"}`},
+		{"grep", `{"pattern":"^$","path":"newlines.txt","context":10}`},
+		{"grep", `{"pattern":"w","path":"wide.txt","context":10}`},
+	}
+	for _, c := range cases {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ok(t, p.call(t, c.tool, c.args))
+		runtime.ReadMemStats(&after)
+		// The file is read (8 MiB) and converted once; 48 MiB is room.
+		if got := after.TotalAlloc - before.TotalAlloc; got > 48<<20 {
+			t.Errorf("%s %s allocated %d MiB", c.tool, c.args, got>>20)
+		}
+	}
+}
+
+// TestGrepContextLines checks the lines around each match, at the start
+// and the end of a file, with CRLF, and from a page's cursor.
+func TestGrepContextLines(t *testing.T) {
+	p := newProject(t, nil)
+	p.write(t, "c.txt", "a\nM1\nb\r\nc\nM2\nM3\n\nd\nM4")
+	cases := []struct {
+		args string
+		want string
+	}{
+		{`{"pattern":"M","path":"c.txt","context":2}`,
+			"2 [a] M1 [b c]; 5 [b c] M2 [M3 ]; 6 [c M2] M3 [ d]; 9 [ d] M4 []"},
+		{`{"pattern":"M","path":"c.txt"}`, "2 [] M1 []; 5 [] M2 []; 6 [] M3 []; 9 [] M4 []"},
+		{`{"pattern":"^a$|M4","path":"c.txt","context":10}`,
+			"1 [] a [M1 b c M2 M3  d M4]; 9 [a M1 b c M2 M3  d] M4 []"},
+		{`{"pattern":"M","path":"c.txt","context":1,"page_size":2}`, "2 [a] M1 [b]; 5 [c] M2 [M3]"},
+	}
+	for _, c := range cases {
+		var page struct {
+			Results codetools.GrepResult `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(ok(t, p.call(t, "grep", c.args))), &page); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range page.Results.Matches {
+			got = append(got, fmt.Sprintf("%d [%s] %s [%s]", m.Line, strings.Join(m.Before, " "), m.Text, strings.Join(m.After, " ")))
+		}
+		if g := strings.Join(got, "; "); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.args, g, c.want)
+		}
 	}
 }
 

@@ -58,9 +58,15 @@ func (ts *Toolset) find() tool.AnyTool {
 		ig := newIgnorer(ts.ws, start, in.IncludeIgnored)
 		var found []string
 		visited, note := 0, ""
+		unreadable, firstErr := 0, ""
 		err = ts.ws.WalkDir(in.Path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return nil // a directory that cannot be read is left out
+				// A directory that cannot be read is left out, and said
+				// to be: an answer of no path is not "nothing matches".
+				if unreadable++; unreadable == 1 {
+					firstErr = messageOf(err)
+				}
+				return nil
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -97,6 +103,9 @@ func (ts *Toolset) find() tool.AnyTool {
 		})
 		if err != nil {
 			return FindResult{}, readHint(err)
+		}
+		if unreadable > 0 {
+			note = joinNotes(note, fmt.Sprintf("%d directories could not be listed, and what they hold was not searched (the first: %s)", unreadable, firstErr))
 		}
 		note = joinNotes(note, ig.note(visited))
 		page, over := tool.CapFiles(tool.OutputGuard{}, found, in.OutputArgs)

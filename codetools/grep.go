@@ -144,6 +144,7 @@ type grepper struct {
 	matches                   []GrepMatch
 	visited                   int
 	binary, large, unreadable int
+	firstErr                  string // why the first directory that could not be read was not
 	stopped                   bool
 }
 
@@ -152,7 +153,9 @@ func (g *grepper) run(ctx context.Context) error {
 	g.ig = ig
 	return g.ts.ws.WalkDir(g.in.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			g.unreadable++
+			if g.unreadable++; g.firstErr == "" {
+				g.firstErr = messageOf(err)
+			}
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -278,7 +281,11 @@ func (g *grepper) note() string {
 		parts = append(parts, fmt.Sprintf("%d files over %d MiB skipped", g.large, g.ts.ws.MaxReadBytes()>>20))
 	}
 	if g.unreadable > 0 {
-		parts = append(parts, fmt.Sprintf("%d files or directories could not be read", g.unreadable))
+		why := ""
+		if g.firstErr != "" {
+			why = " (the first directory: " + g.firstErr + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%d files or directories could not be read%s", g.unreadable, why))
 	}
 	if g.ig != nil {
 		parts = append(parts, g.ig.note(g.visited))

@@ -1,8 +1,11 @@
 package codetools_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/workspace"
 )
 
 func TestReadFile(t *testing.T) {
@@ -260,6 +264,42 @@ func TestGrepContextLines(t *testing.T) {
 		}
 		if g := strings.Join(got, "; "); g != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.args, g, c.want)
+		}
+	}
+}
+
+// TestTooManyEntries checks that a directory over the entry limit is said
+// to be left out: find answered "no path matches" for a directory of
+// 200,000 files, and list_dir hinted at reading a file with sed.
+func TestTooManyEntries(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 50 {
+		if err := os.MkdirAll(filepath.Join(dir, "big", fmt.Sprint("f", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(dir, &workspace.Options{MaxDirEntries: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	reg := tool.NewRegistry[struct{}](nil)
+	if err := reg.Add(codetools.New(ws, nil).Tools()...); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool, args string
+		want, not  string
+	}{
+		{"find", `{"pattern":"f1*"}`, `1 directories could not be listed, and what they hold was not searched (the first: \"big\" has more than 20 entries`, "no path matches"},
+		{"grep", `{"pattern":"x"}`, `could not be read (the first directory: \"big\" has more than 20 entries`, ""},
+		{"list_dir", `{"path":"big"}`, "list a subdirectory", "sed -n"},
+	}
+	for _, c := range cases {
+		res := reg.Call(context.Background(), struct{}{}, tool.Request{ID: "1", Name: c.tool, Args: json.RawMessage(c.args)})
+		text := res.Text()
+		if !strings.Contains(text, c.want) || c.not != "" && strings.Contains(text, c.not) {
+			t.Errorf("%s %s:\n%s\nwant %q, not %q", c.tool, c.args, text, c.want, c.not)
 		}
 	}
 }

@@ -58,9 +58,15 @@ func (ts *Toolset) find() tool.AnyTool {
 		ig := newIgnorer(ts.ws, start, in.IncludeIgnored)
 		var found []string
 		visited, note := 0, ""
+		unreadable, firstErr := 0, ""
 		err = ts.ws.WalkDir(in.Path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return nil // a directory that cannot be read is left out
+				// A directory that cannot be read is left out, and said
+				// to be: an answer of no path is not "nothing matches".
+				if unreadable++; unreadable == 1 {
+					firstErr = messageOf(err)
+				}
+				return nil
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -81,6 +87,9 @@ func (ts *Toolset) find() tool.AnyTool {
 				}
 				return nil
 			}
+			if ig.exhausted {
+				return fs.SkipAll
+			}
 			if d.IsDir() {
 				ig.enter(p)
 			}
@@ -95,6 +104,10 @@ func (ts *Toolset) find() tool.AnyTool {
 		if err != nil {
 			return FindResult{}, readHint(err)
 		}
+		if unreadable > 0 {
+			note = joinNotes(note, fmt.Sprintf("%d directories could not be listed, and what they hold was not searched (the first: %s)", unreadable, firstErr))
+		}
+		note = joinNotes(note, ig.note(visited))
 		page, over := tool.CapFiles(tool.OutputGuard{}, found, in.OutputArgs)
 		if page == nil {
 			page = []string{}
@@ -114,4 +127,15 @@ func relTo(start, p string) string {
 		return p
 	}
 	return strings.TrimPrefix(strings.TrimPrefix(p, start), "/")
+}
+
+// joinNotes joins the notes that are not empty.
+func joinNotes(notes ...string) string {
+	var kept []string
+	for _, n := range notes {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "; ")
 }

@@ -11,6 +11,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/workspace"
@@ -139,17 +140,22 @@ type grepper struct {
 	afterPath string
 	afterLine int
 
+	ig                        *ignorer
 	matches                   []GrepMatch
 	visited                   int
 	binary, large, unreadable int
+	firstErr                  string // why the first directory that could not be read was not
 	stopped                   bool
 }
 
 func (g *grepper) run(ctx context.Context) error {
 	ig := newIgnorer(g.ts.ws, g.start, g.in.IncludeIgnored)
+	g.ig = ig
 	return g.ts.ws.WalkDir(g.in.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			g.unreadable++
+			if g.unreadable++; g.firstErr == "" {
+				g.firstErr = messageOf(err)
+			}
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -163,6 +169,9 @@ func (g *grepper) run(ctx context.Context) error {
 			if p != g.start && ig.ignored(p, true) {
 				return fs.SkipDir
 			}
+			if ig.exhausted {
+				return fs.SkipAll
+			}
 			// A directory wholly before the cursor has nothing left to show.
 			if g.afterPath != "" && !isAncestor(filepath.ToSlash(p), filepath.ToSlash(g.afterPath)) && walkCompare(p, g.afterPath) < 0 {
 				return fs.SkipDir
@@ -172,6 +181,9 @@ func (g *grepper) run(ctx context.Context) error {
 		}
 		if !d.Type().IsRegular() || p != g.start && ig.ignored(p, false) {
 			return nil
+		}
+		if ig.exhausted {
+			return fs.SkipAll
 		}
 		if g.glob != nil {
 			if m, _ := g.glob.Match(relTo(g.start, p), false); !m && p != g.start {
@@ -209,30 +221,52 @@ func (g *grepper) file(p string, from int) {
 		g.binary++
 		return
 	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	for i, l := range lines {
-		if i+1 <= from {
-			continue
+	// Line by line, the lines before kept for context in a ring: a slice
+	// of every line cost 24 bytes a line, 200 MB for 8 MiB of newlines.
+	text := bytes.TrimSuffix(data, []byte("\n"))
+	before := make([][]byte, 0, g.in.Context)
+	for n := 1; ; n++ {
+		l, rest, more := bytes.Cut(text, []byte("\n"))
+		if n > from && g.re.Match(bytes.TrimSuffix(l, []byte("\r"))) {
+			m := GrepMatch{Path: p, Line: n, Text: grepLine(l)}
+			for _, b := range before {
+				m.Before = append(m.Before, grepLine(b))
+			}
+			for after, next := rest, more; next && len(m.After) < g.in.Context; {
+				var a []byte
+				a, after, next = bytes.Cut(after, []byte("\n"))
+				m.After = append(m.After, grepLine(a))
+			}
+			g.matches = append(g.matches, m)
+			if len(g.matches) >= g.want {
+				return
+			}
 		}
-		if !g.re.Match(bytes.TrimSuffix(l, []byte("\r"))) {
-			continue
-		}
-		m := GrepMatch{Path: p, Line: i + 1, Text: grepLine(l)}
-		for j := max(0, i-g.in.Context); j < i; j++ {
-			m.Before = append(m.Before, grepLine(lines[j]))
-		}
-		for j := i + 1; j < min(len(lines), i+1+g.in.Context); j++ {
-			m.After = append(m.After, grepLine(lines[j]))
-		}
-		g.matches = append(g.matches, m)
-		if len(g.matches) >= g.want {
+		if !more {
 			return
 		}
+		if g.in.Context > 0 {
+			if len(before) == g.in.Context {
+				before = append(before[:0], before[1:]...)
+			}
+			before = append(before, l)
+		}
+		text = rest
 	}
 }
 
+// grepLine is cutLine for a line of a file, converted after it is cut:
+// converting a line of megabytes first cost its size for each context line.
 func grepLine(l []byte) string {
-	return cutLine(string(bytes.TrimSuffix(l, []byte("\r"))), maxGrepLineBytes)
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	if len(l) <= maxGrepLineBytes {
+		return string(l)
+	}
+	n := maxGrepLineBytes
+	for n > 0 && !utf8.RuneStart(l[n]) {
+		n--
+	}
+	return string(l[:n]) + fmt.Sprintf(" … [line cut: %d more bytes]", len(l)-n)
 }
 
 func (g *grepper) note() string {
@@ -247,9 +281,16 @@ func (g *grepper) note() string {
 		parts = append(parts, fmt.Sprintf("%d files over %d MiB skipped", g.large, g.ts.ws.MaxReadBytes()>>20))
 	}
 	if g.unreadable > 0 {
-		parts = append(parts, fmt.Sprintf("%d files or directories could not be read", g.unreadable))
+		why := ""
+		if g.firstErr != "" {
+			why = " (the first directory: " + g.firstErr + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%d files or directories could not be read%s", g.unreadable, why))
 	}
-	return strings.Join(parts, "; ")
+	if g.ig != nil {
+		parts = append(parts, g.ig.note(g.visited))
+	}
+	return joinNotes(parts...)
 }
 
 // walkCompare orders two paths as a depth-first walk by name visits them:

@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"sort"
 
@@ -50,6 +51,10 @@ func (ts *Toolset) listDir() tool.AnyTool {
 			return DirListing{}, nil, err
 		}
 		ents, err := ts.ws.ReadDir(in.Path)
+		if errors.Is(err, workspace.ErrTooLarge) {
+			// readHint's is for a file.
+			return DirListing{}, nil, withHint(err, "list a subdirectory, or find the names you need with find (pattern and path)")
+		}
 		if err != nil {
 			return DirListing{}, nil, readHint(err)
 		}

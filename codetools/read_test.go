@@ -1,13 +1,19 @@
 package codetools_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/workspace"
 )
 
 func TestReadFile(t *testing.T) {
@@ -148,6 +154,153 @@ func TestFindWalkLimit(t *testing.T) {
 	text := ok(t, p.call(t, "find", `{"pattern":"*"}`))
 	if !strings.Contains(text, "stopped after visiting 5 entries") {
 		t.Fatal(text)
+	}
+}
+
+// TestHostileGitignore checks that a repository's .gitignore files cannot
+// make find and grep cost without bound: every pattern is tried on every
+// name, and a .gitignore of 5 MiB of "?zz1" lines took 94 ms a name (a
+// walk of 100,000 entries, 3 hours). At most 64 KiB of them apply at one
+// place, and a walk whose matching takes too long stops; both are said.
+func TestHostileGitignore(t *testing.T) {
+	cases := []struct {
+		name   string
+		files  map[string]string
+		budget time.Duration
+		want   string
+	}{
+		{"one huge file", map[string]string{".gitignore": strings.Repeat("?zz1\n", 1<<20)}, 0,
+			".gitignore applied in part"},
+		{"nested files", map[string]string{
+			"a/.gitignore":     strings.Repeat("*x*y?\n", 8<<10),
+			"a/b/.gitignore":   strings.Repeat("*x*y?\n", 8<<10),
+			"a/b/c/.gitignore": "kept\n",
+		}, 0, "a/b/.gitignore, a/b/c/.gitignore applied in part"},
+		{"time budget", map[string]string{".gitignore": "*.tmp\n"}, time.Nanosecond,
+			"stopped after visiting"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t, nil)
+			for name, content := range c.files {
+				p.write(t, name, content)
+			}
+			for i := range 300 {
+				p.write(t, fmt.Sprintf("a/b/c/f%d.go", i), "package c // hello\n")
+			}
+			if c.budget > 0 {
+				defer codetools.SetIgnoreTimeBudget(c.budget)()
+			}
+			for _, call := range []struct{ tool, args string }{
+				{"find", `{"pattern":"*.go"}`},
+				{"grep", `{"pattern":"hello"}`},
+			} {
+				start := time.Now()
+				text := ok(t, p.call(t, call.tool, call.args))
+				if d := time.Since(start); d > time.Minute {
+					t.Errorf("%s took %v", call.tool, d)
+				}
+				if !strings.Contains(text, c.want) {
+					t.Errorf("%s: the answer does not say %q:\n%.600s", call.tool, c.want, text)
+				}
+			}
+		})
+	}
+}
+
+// TestLineAmplification checks that read_file and grep cost about the
+// size of the file, whatever its lines: both split every line out first,
+// and 8 MiB of newlines cost read_file 144 MB and grep 200 MB.
+func TestLineAmplification(t *testing.T) {
+	p := newProject(t, nil)
+	p.write(t, "newlines.txt", strings.Repeat("\n", 8<<20-16))
+	p.write(t, "wide.txt", strings.Repeat(strings.Repeat("w", 1<<20)+"\n", 7))
+	cases := []struct{ tool, args string }{
+		{"read_file", `{"path":"newlines.txt"}`},
+		{"read_file", `{"path":"newlines.txt","detail_level":"full","offset":8000000,"limit":5}`},
+		{"grep", `{"pattern":"x","path":"newlines.txt"}`},
+		{"grep", `{"pattern":"^$","path":"newlines.txt","context":10}`},
+		{"grep", `{"pattern":"w","path":"wide.txt","context":10}`},
+	}
+	for _, c := range cases {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ok(t, p.call(t, c.tool, c.args))
+		runtime.ReadMemStats(&after)
+		// The file is read (8 MiB) and converted once; 48 MiB is room.
+		if got := after.TotalAlloc - before.TotalAlloc; got > 48<<20 {
+			t.Errorf("%s %s allocated %d MiB", c.tool, c.args, got>>20)
+		}
+	}
+}
+
+// TestGrepContextLines checks the lines around each match, at the start
+// and the end of a file, with CRLF, and from a page's cursor.
+func TestGrepContextLines(t *testing.T) {
+	p := newProject(t, nil)
+	p.write(t, "c.txt", "a\nM1\nb\r\nc\nM2\nM3\n\nd\nM4")
+	cases := []struct {
+		args string
+		want string
+	}{
+		{`{"pattern":"M","path":"c.txt","context":2}`,
+			"2 [a] M1 [b c]; 5 [b c] M2 [M3 ]; 6 [c M2] M3 [ d]; 9 [ d] M4 []"},
+		{`{"pattern":"M","path":"c.txt"}`, "2 [] M1 []; 5 [] M2 []; 6 [] M3 []; 9 [] M4 []"},
+		{`{"pattern":"^a$|M4","path":"c.txt","context":10}`,
+			"1 [] a [M1 b c M2 M3  d M4]; 9 [a M1 b c M2 M3  d] M4 []"},
+		{`{"pattern":"M","path":"c.txt","context":1,"page_size":2}`, "2 [a] M1 [b]; 5 [c] M2 [M3]"},
+	}
+	for _, c := range cases {
+		var page struct {
+			Results codetools.GrepResult `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(ok(t, p.call(t, "grep", c.args))), &page); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range page.Results.Matches {
+			got = append(got, fmt.Sprintf("%d [%s] %s [%s]", m.Line, strings.Join(m.Before, " "), m.Text, strings.Join(m.After, " ")))
+		}
+		if g := strings.Join(got, "; "); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.args, g, c.want)
+		}
+	}
+}
+
+// TestTooManyEntries checks that a directory over the entry limit is said
+// to be left out: find answered "no path matches" for a directory of
+// 200,000 files, and list_dir hinted at reading a file with sed.
+func TestTooManyEntries(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 50 {
+		if err := os.MkdirAll(filepath.Join(dir, "big", fmt.Sprint("f", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(dir, &workspace.Options{MaxDirEntries: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	reg := tool.NewRegistry[struct{}](nil)
+	if err := reg.Add(codetools.New(ws, nil).Tools()...); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool, args string
+		want, not  string
+	}{
+		{"find", `{"pattern":"f1*"}`, `1 directories could not be listed, and what they hold was not searched (the first: \"big\" has more than 20 entries`, "no path matches"},
+		{"grep", `{"pattern":"x"}`, `could not be read (the first directory: \"big\" has more than 20 entries`, ""},
+		{"list_dir", `{"path":"big"}`, "list a subdirectory", "sed -n"},
+	}
+	for _, c := range cases {
+		res := reg.Call(context.Background(), struct{}{}, tool.Request{ID: "1", Name: c.tool, Args: json.RawMessage(c.args)})
+		text := res.Text()
+		if !strings.Contains(text, c.want) || c.not != "" && strings.Contains(text, c.not) {
+			t.Errorf("%s %s:\n%s\nwant %q, not %q", c.tool, c.args, text, c.want, c.not)
+		}
 	}
 }
 

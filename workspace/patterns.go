@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -83,12 +84,23 @@ type pattern struct {
 // maxPatternBytes bounds one pattern; a longer line is not a pattern.
 const maxPatternBytes = 4096
 
+// The reasons a line is not a pattern; path.Match gives the third,
+// path.ErrBadPattern. Made once: a file of invalid lines costs no
+// allocation per line.
+var (
+	errPatternLong = fmt.Errorf("longer than %d bytes", maxPatternBytes)
+	errPatternUTF8 = errors.New("not valid UTF-8")
+)
+
+// maxBadNamed bounds the invalid lines ParsePatterns' error names.
+const maxBadNamed = 10
+
 // ParsePatterns parses patterns in .gitignore syntax, one per element; an
 // element may also hold several lines, as a .gitignore file does. Matching
 // is case-sensitive, as git's is by default. It returns the patterns that
-// are valid and an error naming every line that is not (a malformed [...]
-// class, invalid UTF-8, a line over 4096 bytes); git skips such lines,
-// and so may the caller.
+// are valid and an error naming the lines that are not (a malformed [...]
+// class, invalid UTF-8, a line over 4096 bytes: the first ten, and how
+// many more); git skips such lines, and so may the caller.
 func ParsePatterns(lines ...string) (*Patterns, error) {
 	return parsePatterns(false, lines)
 }
@@ -96,11 +108,17 @@ func ParsePatterns(lines ...string) (*Patterns, error) {
 func parsePatterns(fold bool, lines []string) (*Patterns, error) {
 	p := &Patterns{fold: fold}
 	var bad []string
+	nbad := 0
 	for _, block := range lines {
 		for line := range strings.SplitSeq(block, "\n") {
 			pt, ok, err := parsePattern(line, fold)
 			if err != nil {
-				bad = append(bad, fmt.Sprintf("%q: %v", cut(line, 80), err))
+				// Only the first few are named: a file of invalid lines
+				// would otherwise cost a message per line, about 100 times
+				// its size.
+				if nbad++; nbad <= maxBadNamed {
+					bad = append(bad, fmt.Sprintf("%q: %v", cut(line, 80), err))
+				}
 				continue
 			}
 			if ok {
@@ -109,6 +127,9 @@ func parsePatterns(fold bool, lines []string) (*Patterns, error) {
 		}
 	}
 	p.index()
+	if nbad > maxBadNamed {
+		bad = append(bad, fmt.Sprintf("and %d more", nbad-maxBadNamed))
+	}
 	if len(bad) > 0 {
 		return p, fmt.Errorf("workspace: invalid patterns: %s", strings.Join(bad, "; "))
 	}
@@ -133,10 +154,10 @@ func (p *Patterns) index() {
 func parsePattern(line string, fold bool) (pattern, bool, error) {
 	line = strings.TrimSuffix(line, "\r")
 	if len(line) > maxPatternBytes {
-		return pattern{}, false, fmt.Errorf("longer than %d bytes", maxPatternBytes)
+		return pattern{}, false, errPatternLong
 	}
 	if !utf8.ValidString(line) {
-		return pattern{}, false, fmt.Errorf("not valid UTF-8")
+		return pattern{}, false, errPatternUTF8
 	}
 	line = strings.TrimRight(line, " ")
 	if line == "" || line[0] == '#' {
@@ -160,7 +181,12 @@ func parsePattern(line string, fold bool) (pattern, bool, error) {
 	if fold {
 		line = foldName(line)
 	}
+	// Each segment is checked before it is kept: a line that is not a
+	// pattern costs no allocation.
 	if !strings.Contains(line, "/") {
+		if err := checkSeg(line); err != nil {
+			return pattern{}, false, err
+		}
 		pt.base = true
 		pt.segs = []string{line}
 	} else {
@@ -174,6 +200,8 @@ func parsePattern(line string, fold bool) (pattern, bool, error) {
 					continue // **/** is **
 				}
 				pt.double = true
+			} else if err := checkSeg(s); err != nil {
+				return pattern{}, false, err
 			}
 			pt.segs = append(pt.segs, s)
 		}
@@ -185,15 +213,16 @@ func parsePattern(line string, fold bool) (pattern, bool, error) {
 		pt.double = true // "**" alone: everything
 		pt.base = false
 	}
-	for _, s := range pt.segs {
-		if s == "**" {
-			continue
-		}
-		if _, err := path.Match(s, ""); err != nil {
-			return pattern{}, false, err
-		}
-	}
 	return pt, true, nil
+}
+
+// checkSeg reports a malformed segment ("**" is one of its own).
+func checkSeg(s string) error {
+	if s == "**" {
+		return nil
+	}
+	_, err := path.Match(s, "")
+	return err
 }
 
 // Len returns the number of patterns.

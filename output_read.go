@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -59,7 +58,7 @@ func (r readOutput[C]) Run(ctx context.Context, call *Call[C]) (*Result, error) 
 	room := max(r.limit-blockCost-len(readTrailer(st.end, st.end, st.end, probe)), 256)
 	// Ask for a few bytes more than room, to cut on a character boundary.
 	want := min(uint64(room+3), st.end-st.off)
-	data, err := r.store.Get(ctx, hex.EncodeToString(st.id[:]), int(st.off), int(want))
+	data, err := r.store.Get(ctx, spillID(call.Session, st.id), int(st.off), int(want))
 	if err != nil {
 		if errors.Is(err, ErrSpillGone) {
 			return nil, spillGone(err)

@@ -108,6 +108,28 @@ func TestSpillRefusals(t *testing.T) {
 	})
 }
 
+// One session's flood of long results evicts its own spills, not
+// another's: the store bounds what each session holds.
+func TestSpillFloodCostsOnlyItsSession(t *testing.T) {
+	store := tool.NewMemorySpillStore(300 << 10) // each spill is about 136 KB
+	r := spillRegistry(t, store, 4096, bigTool("big", numberedLines(5000)))
+	victim := cursorInText.FindStringSubmatch(callAs(r, "victim", "big", `{}`).Text())
+	require.NotNil(t, victim)
+	var flood []string
+	for range 10 {
+		m := cursorInText.FindStringSubmatch(callAs(r, "flood", "big", `{}`).Text())
+		require.NotNil(t, m)
+		flood = append(flood, m[1])
+	}
+	res := callAs(r, "victim", tool.ReadOutputTool, `{"cursor":"`+victim[1]+`"}`)
+	assert.Equal(t, tool.StatusOK, res.Status, "the victim's spill: %s", res.Text())
+	res = callAs(r, "flood", tool.ReadOutputTool, `{"cursor":"`+flood[len(flood)-1]+`"}`)
+	assert.Equal(t, tool.StatusOK, res.Status, "the flood's newest spill: %s", res.Text())
+	res = callAs(r, "flood", tool.ReadOutputTool, `{"cursor":"`+flood[0]+`"}`)
+	assert.ErrorIs(t, res.Err, tool.ErrSpillGone, "the flood's oldest spill")
+	assert.LessOrEqual(t, store.Len(), 300<<10)
+}
+
 func TestSpillRegistersReadOutput(t *testing.T) {
 	r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	defs := r.Definitions()

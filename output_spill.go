@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,12 @@ import (
 // may keep the string itself, and a result of any size is spilled with no
 // more memory than the result already holds. [tooltest.TestSpillStore] checks
 // an implementation against this contract.
+//
+// An id the registry makes is "<session>.<unique>": a digest of the call's
+// session, a dot, and random hex. A store shared by many sessions may bound
+// what one session holds by the part before the dot, so that one
+// session's flood of long results evicts its own spills and not others'
+// ([MemorySpillStore] does).
 type SpillStore interface {
 	// Put keeps data under id until expires. A store that cannot keep it
 	// (too large, full, unreachable) returns an error, and the result is
@@ -45,29 +52,61 @@ var ErrSpillGone = errors.New("tool: the spilled output is no longer kept")
 const defaultSpillBytes = 64 << 20
 
 // spillEntryCost is what one entry costs a MemorySpill besides its data:
-// the map slot, the list element, the entry and its id, as measured
+// the map slot, the list elements (the store's and its session's), the
+// entry and its id, as measured
 // (TestMemorySpillCountsWhatItHolds). It is counted against the bound, so
 // that many small entries cannot hold more memory than the bound says.
-const spillEntryCost = 160
+const spillEntryCost = 240
 
 // MemorySpillStore is a [SpillStore] in memory, bounded in bytes (the data and
 // each entry's bookkeeping): when a new entry does not fit, expired entries
-// go first, then the oldest. Put and Get take constant time, amortized.
+// go first, then the oldest. One session (the part of an id before its
+// first dot) holds at most an eighth of the store, or one entry if that is
+// larger: past it, that session's own oldest entries go first, so that
+// one session's flood of long results costs only that session. Put and Get
+// take constant time, amortized.
 type MemorySpillStore struct {
 	// Now is the clock; nil means time.Now. Tests set it to a fake clock.
 	Now func() time.Time
 
-	mu      sync.Mutex
-	max     int
-	used    int
-	entries map[string]*list.Element // of *spillEntry
-	order   list.List                // oldest first
+	mu       sync.Mutex
+	max      int
+	used     int
+	entries  map[string]*list.Element // of *spillEntry
+	order    list.List                // oldest first
+	sessions map[string]*spillSession // by the id's part before its first dot
 }
 
 type spillEntry struct {
 	id      string
 	data    string
 	expires time.Time
+	session *spillSession
+	mine    *list.Element // in session.order
+}
+
+// spillSession is what one session holds in a MemorySpillStore.
+type spillSession struct {
+	name  string
+	used  int
+	order list.List // of *list.Element in the store's order, oldest first
+}
+
+// spillShare is the part of a MemorySpillStore one session may hold.
+const spillShare = 8
+
+// spillSessionOf is the part of id that names its session, before the
+// first dot; ok is false for an id without one, which no session bounds.
+func spillSessionOf(id string) (name string, ok bool) {
+	name, _, ok = strings.Cut(id, ".")
+	return name, ok
+}
+
+// spillID is the store id of a spill of session: a digest of the session
+// (fixed length, whatever the session's), a dot, the spill's random id.
+func spillID(session string, id [16]byte) string {
+	d := sha256.Sum256([]byte(session))
+	return hex.EncodeToString(d[:8]) + "." + hex.EncodeToString(id[:])
 }
 
 func (e *spillEntry) cost() int { return len(e.data) + len(e.id) + spillEntryCost }
@@ -78,7 +117,7 @@ func NewMemorySpillStore(maxBytes int) *MemorySpillStore {
 	if maxBytes <= 0 {
 		maxBytes = defaultSpillBytes
 	}
-	return &MemorySpillStore{max: maxBytes, entries: map[string]*list.Element{}}
+	return &MemorySpillStore{max: maxBytes, entries: map[string]*list.Element{}, sessions: map[string]*spillSession{}}
 }
 
 func (m *MemorySpillStore) now() time.Time {
@@ -106,11 +145,26 @@ func (m *MemorySpillStore) Put(_ context.Context, id string, data string, expire
 	for f := m.order.Front(); f != nil && !now.Before(f.Value.(*spillEntry).expires); f = m.order.Front() {
 		m.remove(f)
 	}
+	var ss *spillSession
+	if name, ok := spillSessionOf(id); ok {
+		if ss = m.sessions[name]; ss == nil {
+			ss = &spillSession{name: name}
+		}
+		for share := max(m.max/spillShare, e.cost()); ss.used+e.cost() > share; {
+			m.remove(ss.order.Front().Value.(*list.Element))
+		}
+	}
 	for m.used+e.cost() > m.max {
 		m.remove(m.order.Front())
 	}
-	m.entries[id] = m.order.PushBack(e)
+	el := m.order.PushBack(e)
+	m.entries[id] = el
 	m.used += e.cost()
+	if ss != nil {
+		e.session, e.mine = ss, ss.order.PushBack(el)
+		ss.used += e.cost()
+		m.sessions[ss.name] = ss // after the removals, which drop a session left empty
+	}
 	return nil
 }
 
@@ -118,6 +172,12 @@ func (m *MemorySpillStore) remove(el *list.Element) {
 	e := m.order.Remove(el).(*spillEntry)
 	delete(m.entries, e.id)
 	m.used -= e.cost()
+	if ss := e.session; ss != nil {
+		ss.order.Remove(e.mine)
+		if ss.used -= e.cost(); ss.order.Len() == 0 {
+			delete(m.sessions, ss.name)
+		}
+	}
 }
 
 // Get implements [SpillStore].
@@ -215,7 +275,7 @@ func spillOutput[C any](ctx context.Context, call *Call[C], res *Result, limit i
 	cut := full[headEnd:tailStart] // a substring: nothing is copied
 	// What is kept expires with the cursors that lead to it. The store is
 	// host code: one that fails, panics or hangs leaves the plain cut.
-	id, exp := hex.EncodeToString(st.id[:]), call.runtime().cursorKeyring().Expiry()
+	id, exp := spillID(call.Session, st.id), call.runtime().cursorKeyring().Expiry()
 	err, outcome := callHook(ctx, call.runtime(), func(ctx context.Context) error { return store.Put(ctx, id, cut, exp) })
 	if outcome != hookOK || err != nil {
 		return false

@@ -113,7 +113,7 @@ func TestSpillSmallOutputIsNotSpilled(t *testing.T) {
 func TestMemorySpill(t *testing.T) {
 	ctx := context.Background()
 	clock := tooltest.NewClock()
-	entry := 4 + 1 + 160 // 4 bytes of data, a 1-byte id, the bookkeeping
+	entry := 4 + 1 + 240 // 4 bytes of data, a 1-byte id, the bookkeeping
 	s := tool.NewMemorySpillStore(2*entry + 10)
 	s.Now = clock.Now
 	later := clock.Now().Add(time.Minute)
@@ -147,6 +147,53 @@ func TestMemorySpill(t *testing.T) {
 
 // TestMemorySpillCountsWhatItHolds checks that the bound counts what the
 // store really holds: many small entries cost more than their data.
+func TestMemorySpillBoundsEachSession(t *testing.T) {
+	ctx := context.Background()
+	later := time.Now().Add(time.Hour)
+	x := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name string
+		puts []string // ids, each with 500 bytes of data, in a store of 16 KiB: two fit a session's share
+		kept []string // ids still kept after them
+		gone []string // ids evicted
+	}{
+		{"one session holds an eighth of the store: its oldest go first, not others'",
+			[]string{"v.1", "a.1", "a.2", "a.3", "a.4", "a.5", "a.6"},
+			[]string{"v.1", "a.5", "a.6"}, []string{"a.1", "a.2", "a.3", "a.4"}},
+		{"sessions apart each keep their share",
+			[]string{"a.1", "b.1", "c.1", "a.2", "b.2", "c.2"},
+			[]string{"a.1", "a.2", "b.1", "b.2", "c.1", "c.2"}, nil},
+		{"ids without a dot are bounded only by the store",
+			[]string{"1", "2", "3", "4", "5", "6", "7", "8"},
+			[]string{"1", "8"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tool.NewMemorySpillStore(16 << 10)
+			for _, id := range tt.puts {
+				require.NoError(t, s.Put(ctx, id, x(500), later))
+			}
+			for _, id := range tt.kept {
+				_, err := s.Get(ctx, id, 0, 1)
+				assert.NoError(t, err, "%s should be kept", id)
+			}
+			for _, id := range tt.gone {
+				_, err := s.Get(ctx, id, 0, 1)
+				assert.ErrorIs(t, err, tool.ErrSpillGone, "%s should be gone", id)
+			}
+		})
+	}
+	t.Run("an entry larger than a session's share is kept alone", func(t *testing.T) {
+		s := tool.NewMemorySpillStore(16 << 10)
+		require.NoError(t, s.Put(ctx, "a.1", x(1000), later))
+		require.NoError(t, s.Put(ctx, "a.big", x(8000), later))
+		_, err := s.Get(ctx, "a.big", 0, 1)
+		assert.NoError(t, err)
+		_, err = s.Get(ctx, "a.1", 0, 1)
+		assert.ErrorIs(t, err, tool.ErrSpillGone)
+	})
+}
+
 func TestMemorySpillCountsWhatItHolds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures the heap")
@@ -161,7 +208,8 @@ func TestMemorySpillCountsWhatItHolds(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i, d := range data {
-		require.NoError(t, s.Put(context.Background(), fmt.Sprintf("%032x", i), d, time.Now().Add(time.Hour)))
+		// Ids as the registry makes them: 1,000 sessions of 50 entries.
+		require.NoError(t, s.Put(context.Background(), fmt.Sprintf("%016x.%032x", i%1000, i), d, time.Now().Add(time.Hour)))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -191,7 +239,7 @@ func BenchmarkMemorySpillPut(b *testing.B) {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			ctx := context.Background()
 			data := strings.Repeat("x", 100)
-			s := tool.NewMemorySpillStore(n * (100 + 8 + 160))
+			s := tool.NewMemorySpillStore(n * (100 + 8 + 240))
 			exp := time.Now().Add(time.Hour)
 			for i := range n {
 				_ = s.Put(ctx, fmt.Sprintf("%08d", i), data, exp)

@@ -51,6 +51,8 @@ func Check(schema json.RawMessage, target Target) []Violation {
 		ck.refusedAtRoot(openAIRoot, "OpenAI refuses oneOf, anyOf, allOf, enum, const and not at the top level of a function's parameters")
 	case OpenAIStrict:
 		ck.objectRoot("object")
+		// The rest of openAIRoot strict mode refuses everywhere at the root.
+		ck.refusedAtRoot([]string{"enum", "const"}, "OpenAI refuses oneOf, anyOf, allOf, enum, const and not at the top level of a function's parameters, strict or not")
 		ck.strict(root, "", 0, true)
 		ck.strictLimits()
 	case Anthropic:

@@ -67,6 +67,23 @@ func runConvert(t *testing.T, tests []convertCase) {
 func TestConvertOpenAIStrict(t *testing.T) {
 	runConvert(t, []convertCase{
 		{
+			// The API refuses enum and const at the top level of every
+			// function's parameters, strict or not.
+			name:   "a root enum or const moves to the description",
+			target: dialect.OpenAIStrict,
+			in:     `{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"enum":[{"a":1},{"a":2}]}`,
+			want: `{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false,` +
+				`"description":"One of: {\"a\":1}, {\"a\":2}."}`,
+			warnings: []string{"enum moved to the description: One of: {\"a\":1}, {\"a\":2}.", "additionalProperties rewritten"},
+		},
+		{
+			name:     "a root const moves to the description",
+			target:   dialect.OpenAIStrict,
+			in:       `{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false,"const":{"a":1}}`,
+			want:     `{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false,"description":"Must be exactly {\"a\":1}."}`,
+			warnings: []string{"const moved to the description: Must be exactly {\"a\":1}."},
+		},
+		{
 			name:   "optional keys become required and nullable",
 			target: dialect.OpenAIStrict,
 			in: `{"type":"object","properties":{"q":{"type":"string","minLength":1},"n":{"type":"integer","default":5},` +

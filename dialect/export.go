@@ -49,8 +49,9 @@ type Exported struct {
 // only when its definition changes, tags every warning with its tool, and
 // settles what depends on all the tools at once (a name the provider
 // refuses renamed so that it clashes with no other, Anthropic's limits on
-// strict tools per request). While the source has not changed, Tools costs
-// a copy of the slice it keeps.
+// strict tools per request, OpenAI's and Gemini's on tools per request).
+// While the source has not changed, Tools costs a copy of the slice it
+// keeps.
 //
 // An Exporter is safe for concurrent use. It needs no closing: the hook it
 // sets on the source is removed once the Exporter is garbage.
@@ -197,6 +198,12 @@ func (x *Exporter) export(defs []tool.Definition) {
 			x.warnings = append(x.warnings, ws...)
 			continue
 		}
+		if limit := maxTools[x.target]; limit.n > 0 && len(x.tools) >= limit.n {
+			tag(Warning{Target: x.target, Severity: Severe, Action: LeftOut,
+				Note: limit.says + ", and the tools before it in the registry's order took them: the provider would refuse the whole request"})
+			x.warnings = append(x.warnings, ws...)
+			continue
+		}
 		for _, w := range conv.c.Warnings {
 			tag(w)
 		}
@@ -214,6 +221,28 @@ func (x *Exporter) export(defs []tool.Definition) {
 		x.tools = append(x.tools, e)
 		x.warnings = append(x.warnings, ws...)
 	}
+}
+
+// toolLimit is how many tools a provider takes in one request.
+type toolLimit struct {
+	n    int
+	says string
+}
+
+// maxTools are the providers' limits on the tools of one request; a
+// request past them is refused whole, so the tools past the limit are left
+// out, each with a Severe warning.
+var maxTools = map[Target]toolLimit{
+	// "A max of 128 functions are supported" (OpenAI API reference, Chat
+	// Completions, tools); the API answers more with 400 "Invalid 'tools':
+	// array too long. Expected an array with maximum length 128", on the
+	// Responses API too.
+	OpenAI:       {128, "OpenAI takes at most 128 functions per request"},
+	OpenAIStrict: {128, "OpenAI takes at most 128 functions per request"},
+	// "Maximum 512 function declarations can be provided"
+	// (google.golang.org/genai, Tool.FunctionDeclarations).
+	Gemini:     {512, "Gemini takes at most 512 function declarations per request"},
+	GeminiJSON: {512, "Gemini takes at most 512 function declarations per request"},
 }
 
 // nameRules are the targets' rules for function names, where they are

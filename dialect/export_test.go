@@ -166,6 +166,55 @@ func TestExporterLeavesOut(t *testing.T) {
 	assert.Contains(t, severe[0], "severe: expr: gemini: (root): left out: dialect: the target cannot express the schema")
 }
 
+// OpenAI takes 128 functions per request and Gemini 512, and refuse a
+// request with more: the tools past the limit are left out, each with a
+// Severe warning, and a tool left out for its schema takes no place.
+func TestExporterToolCountLimits(t *testing.T) {
+	tests := []struct {
+		target       dialect.Target
+		tools, sent  int
+		unexpressed  bool // a tool Gemini cannot express comes first
+		firstLeftOut string
+	}{
+		{dialect.OpenAI, 128, 128, false, ""},
+		{dialect.OpenAI, 129, 128, false, "t128"},
+		{dialect.OpenAIStrict, 200, 128, false, "t128"},
+		{dialect.Anthropic, 200, 200, false, ""},
+		{dialect.AnthropicStrict, 200, 200, false, ""},
+		{dialect.Gemini, 512, 512, false, ""},
+		{dialect.Gemini, 513, 512, false, "t512"},
+		{dialect.Gemini, 513, 512, true, "t512"},
+		{dialect.GeminiJSON, 600, 512, false, "t512"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v/%d", tt.target, tt.tools), func(t *testing.T) {
+			var defs []tool.Definition
+			if tt.unexpressed {
+				defs = append(defs, def("expr", `{"type":"object","properties":{"e":{"$ref":"#/$defs/E"}},`+
+					`"$defs":{"E":{"anyOf":[{"type":"number"},{"type":"array","items":{"$ref":"#/$defs/E"}}]}}}`))
+			}
+			for i := range tt.tools {
+				defs = append(defs, def(fmt.Sprintf("t%d", i), plain))
+			}
+			x := dialect.NewExporter(newSource(defs...), tt.target)
+			assert.Len(t, x.Tools(), tt.sent)
+			var leftOut []string
+			for _, w := range x.Warnings() {
+				if w.Severity == dialect.Severe && w.Tool != "expr" {
+					assert.Equal(t, dialect.LeftOut, w.Action)
+					assert.Contains(t, w.Note, "at most")
+					leftOut = append(leftOut, w.Tool)
+				}
+			}
+			assert.Len(t, leftOut, tt.tools-tt.sent)
+			if tt.firstLeftOut != "" {
+				require.NotEmpty(t, leftOut)
+				assert.Equal(t, tt.firstLeftOut, leftOut[0])
+			}
+		})
+	}
+}
+
 // Anthropic limits strict tools per request: past the limits, the tools
 // that come later go non-strict, each saying why.
 func TestExporterAnthropicStrictLimits(t *testing.T) {

@@ -71,6 +71,8 @@ func fuzzSeeds() []string {
 		`{"type":"object","properties":{"a":{"description":7,"title":[],"pattern":1,"format":2,"minimum":"x","minItems":-1}}}`,
 		`{"type":"object","nullable":true,"properties":{"a":{"type":"string","nullable":true}}}`,
 		`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}},"additionalProperties":true}}}`,
+		`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"enum":[{"a":1}],"const":{"a":1}}`,
+		`{"type":"object","properties":{"s":{"allOf":[{"type":"string"},{"minLength":1}]},"u":{"type":"string","if":{"minLength":3},"then":{"pattern":"^x"}}}}`,
 	}
 	return append(seeds, nested(11), wide(40))
 }

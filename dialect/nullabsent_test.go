@@ -42,6 +42,14 @@ var strictSchemas = map[string]string{
 		`{"type":"object","properties":{"r":{"type":["number","null"]},"k":{"const":"a"}},"required":["r","k"],"additionalProperties":false},` +
 		`{"type":"object","properties":{"r":{"type":"number"},"w":{"type":"number"}},"required":["w"],"additionalProperties":false}]}},` +
 		`"required":["shape"],"additionalProperties":false}`,
+	// Keys whose type comes with an allOf, an if/then or a reference to
+	// one, with a branch of no type of its own: null is valid in that
+	// branch alone, not in the key's schema.
+	"allOf": `{"type":"object","properties":{"s":{"allOf":[{"type":"string"},{"minLength":1}]},` +
+		`"t":{"type":"string","allOf":[{"maxLength":9}]},"u":{"type":"string","if":{"minLength":3},"then":{"pattern":"^x"}},` +
+		`"r":{"$ref":"#/$defs/R"},"b":{"allOf":[{"type":"boolean"},{"title":"b"}],"default":true},` +
+		`"n":{"allOf":[{"type":["string","null"]},{"minLength":1}]}},` +
+		`"additionalProperties":false,"$defs":{"R":{"allOf":[{"type":"integer"},{"minimum":1}]}}}`,
 }
 
 // A model given a strict schema sends every key, null for those it does
@@ -104,6 +112,9 @@ func TestStrictNullCases(t *testing.T) {
 		{"union", "the branch that requires it", `{"shape":{"r":1}}`, tool.StatusOK, `{"shape":{"r":1}}`},
 		{"union", "null where no branch fits without it", `{"shape":{"r":null}}`, tool.StatusInvalid, ""},
 		{"nullable branch", "null is a value where a branch takes it", `{"shape":{"r":null,"k":"a"}}`, tool.StatusOK, `{"shape":{"r":null,"k":"a"}}`},
+		{"allOf", "optional keys typed through allOf, if/then and a reference null", `{"s":null,"t":null,"u":null,"r":null,"b":null,"n":null}`,
+			tool.StatusOK, `{"b":true,"n":null}`},
+		{"allOf", "the same keys given", `{"s":"a","t":"b","u":"xyz","r":2,"b":false,"n":"c"}`, tool.StatusOK, `{"s":"a","t":"b","u":"xyz","r":2,"b":false,"n":"c"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema+"/"+tt.name, func(t *testing.T) {

@@ -14,7 +14,8 @@ import (
 //
 //   - types: string, number, boolean, integer, object, array, enum, anyOf;
 //     a union with null for an optional value ("type": ["string", "null"]);
-//   - the root must be an object and must not be anyOf;
+//   - the root must be an object and must not be anyOf; and, as for every
+//     function's parameters (openai.go), it has no enum or const;
 //   - every object lists all its properties in required and has
 //     "additionalProperties": false;
 //   - string keywords: pattern, format (date-time, time, date, duration,
@@ -68,6 +69,10 @@ type flavor struct {
 	limits bool
 	// rootRule says why a root anyOf or oneOf cannot stay.
 	rootRule string
+	// rootRefused are keywords the provider refuses at the root of a
+	// function's parameters whatever the mode; they move to the
+	// description there.
+	rootRefused []string
 }
 
 var openAIStrict = flavor{
@@ -91,6 +96,9 @@ var openAIStrict = flavor{
 	recursion:   true,
 	limits:      true,
 	rootRule:    "and OpenAI wants a plain object at the root",
+	// The API's rule for every function's parameters, strict or not
+	// (openai.go): no enum or const at the top level either.
+	rootRefused: openAIRoot,
 }
 
 type strictConv struct {
@@ -244,7 +252,20 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 		case "prefixItems":
 			c.fail(at, "it is a tuple (prefixItems), which strict mode cannot express")
 			return s
-		case "enum":
+		case "enum", "const":
+			if root && slices.Contains(c.rootRefused, k) {
+				notes = c.moved(notes, s, ptr, k)
+				continue
+			}
+			if k == "const" {
+				if !c.keep(k, v) {
+					notes = c.moved(notes, s, ptr, k)
+					continue
+				}
+				c.countString(v)
+				out.set(k, v.clone())
+				continue
+			}
 			if v.kind != kArray || len(v.arr) == 0 {
 				c.fail(at, "its enum is not a list of values")
 				return s
@@ -254,13 +275,6 @@ func (c *strictConv) schema(s *node, ptr string, depth int, root bool) *node {
 				continue
 			}
 			c.countEnum(v, at)
-			out.set(k, v.clone())
-		case "const":
-			if !c.keep(k, v) {
-				notes = c.moved(notes, s, ptr, k)
-				continue
-			}
-			c.countString(v)
 			out.set(k, v.clone())
 		case "anyOf", "oneOf":
 			if v.kind != kArray || len(v.arr) == 0 {

@@ -198,9 +198,10 @@ func itemNodes(nodes []*Node, i int) []*Node {
 // (OpenAI's) every optional key was made required and nullable, and a null
 // there means "absent". Where alternatives (anyOf, oneOf) declare the key,
 // one requiring it and another not, the null can only have been offered
-// by the second, where it means absent. A key that any applicable
-// subschema lets be null keeps its null, and so does one every declaring
-// subschema requires (the model is then told null is not allowed).
+// by the second, where it means absent. A key whose declared subschema
+// may let it be null (see mayBeNull) keeps its null, and so does one every
+// declaring subschema requires (the model is then told null is not
+// allowed).
 func (s *Schema) DropOptionalNulls(v any) {
 	dropOptionalNulls(applicable(s.root), v, 0)
 }
@@ -232,33 +233,46 @@ func nullMeansAbsent(nodes []*Node, k string) bool {
 		if !ok {
 			continue
 		}
-		for _, a := range applicable(c) {
-			if a.acceptsNull() {
-				return false
-			}
+		if mayBeNull(c, 0) {
+			return false
 		}
 		optional = optional || !slices.Contains(n.Required, k)
 	}
 	return optional
 }
 
-// acceptsNull reports whether null may be valid here as far as this node
-// alone says: it allows any type, lists null among its types or its enum,
-// or is a const null.
-func (n *Node) acceptsNull() bool {
-	switch {
-	case n.Bool != nil:
-		return *n.Bool
-	case n.HasEnum:
-		return slices.Contains(n.Enum, any(nil))
-	case n.HasCon:
-		return n.Const == nil
-	case n.Types != 0:
-		return n.Types&tNull != 0
+// mayBeNull reports whether null may be valid against n: its own keywords
+// let it be, so do the subschemas it must also match (its $ref, every
+// branch of its allOf), and, where it has alternatives (anyOf, oneOf), at
+// least one of them does. A branch alone is not enough: in
+// {"allOf":[{"type":"string"},{"minLength":1}]} the second branch lets
+// null pass and the first does not, so null is not valid. What it cannot
+// tell (not, if/then/else, a reference it does not follow, a cycle) counts
+// as "may", which keeps the null for the validator to judge.
+func mayBeNull(n *Node, depth int) bool {
+	if n == nil || depth > 64 {
+		return true
 	}
-	// No type of its own: null passes here unless a subschema it applies
-	// (a $ref, a branch) refuses it, which applicable() asks separately.
-	return n.Ref == nil && n.AllOf == nil && n.AnyOf == nil && n.OneOf == nil && n.Not == nil
+	if n.Bool != nil {
+		return *n.Bool
+	}
+	if n.HasEnum && !slices.Contains(n.Enum, any(nil)) || n.HasCon && n.Const != nil || n.Types != 0 && n.Types&tNull == 0 {
+		return false
+	}
+	if n.Ref != nil && !mayBeNull(n.Ref, depth+1) {
+		return false
+	}
+	for _, a := range n.AllOf {
+		if !mayBeNull(a, depth+1) {
+			return false
+		}
+	}
+	for _, alts := range [][]*Node{n.AnyOf, n.OneOf} {
+		if len(alts) > 0 && !slices.ContainsFunc(alts, func(a *Node) bool { return mayBeNull(a, depth+1) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func pointer(tokens []string) string {

@@ -37,6 +37,7 @@ func (e Edit) Diff() string { return linediff.Unified(e.Old, e.New) }
 // will do before it runs: a diff for a file edit, the command for a shell
 // tool. Describe may read (the old file) but not change anything. An error
 // or panic never fails the call: the approver gets a basic preview instead.
+// [CallInfoFrom] gives Describe's ctx the call it describes.
 type Describer interface {
 	Describe(ctx context.Context, args any) (Preview, error)
 }
@@ -65,6 +66,8 @@ func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], args
 		err error
 	}
 	v := call.tree()
+	// The describer may keep memory per session, as the tool does.
+	ctx = context.WithValue(ctx, callInfoKey{}, call.info())
 	ans, outcome := callHook(ctx, rt, func(ctx context.Context) answer {
 		p, err := d.Describe(ctx, v)
 		return answer{p, err}

@@ -1,6 +1,7 @@
 package tool_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -44,4 +45,24 @@ func TestApprovalRequestAndPreview(t *testing.T) {
 		}
 	}
 	assert.Contains(t, r.Preview.Title, `\u202e`)
+}
+
+// A Describer learns the call it describes, as the tool does when it
+// runs: a toolset serving many sessions keys its memory by session.
+func TestDescribeKnowsItsCall(t *testing.T) {
+	var got tool.CallInfo
+	var found bool
+	tl := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "w", Description: "Writes.", Safety: tool.SafetyMutating},
+		func(context.Context, struct{}) (string, error) { return "ok", nil }), tool.ApprovalHooks[struct{}]{
+		Describe: func(ctx context.Context, _ struct{}) (tool.Preview, error) {
+			got, found = tool.CallInfoFrom(ctx)
+			return tool.Preview{Title: "W"}, nil
+		},
+	})
+	r := tool.NewRegistry[struct{}](nil)
+	r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.AllowOnce())}))
+	require.NoError(t, r.Add(tl))
+	tooltest.WantOK(t, r.Call(context.Background(), struct{}{}, tool.Request{ID: "c9", Name: "w", Args: []byte(`{}`), Session: "s7"}))
+	require.True(t, found, "CallInfoFrom in Describe")
+	assert.Equal(t, tool.CallInfo{ID: "c9", Name: "w", Session: "s7"}, got)
 }

@@ -127,8 +127,12 @@ type CallInfo struct {
 
 type callInfoKey struct{}
 
-// CallInfoFrom returns the call the tool running under ctx was called for;
-// false outside a call made through a Registry or Wrap.
+// info is the call's CallInfo.
+func (c *Call[C]) info() CallInfo { return CallInfo{ID: c.ID, Name: c.Name, Session: c.Session} }
+
+// CallInfoFrom returns the call the tool running under ctx was called for,
+// or that a [Describer] describes; false outside a call made through a
+// Registry or Wrap.
 func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
 	c, ok := ctx.Value(callInfoKey{}).(CallInfo)
 	return c, ok

@@ -35,7 +35,7 @@ func deadlineStage[C any](next Handler[C]) Handler[C] {
 // newCallCtx makes the tool's context.
 func newCallCtx[C any](parent context.Context, call *Call[C]) *callCtx {
 	e := call.st.entry
-	cc := &callCtx{parent: parent, page: call.st.page, info: CallInfo{ID: call.ID, Name: call.Name, Session: call.Session}}
+	cc := &callCtx{parent: parent, page: call.st.page, info: call.info()}
 	if limit := e.rt.limit(&e.def); limit > 0 {
 		cc.deadline, cc.limit = time.Now().Add(limit), limit
 	}

@@ -55,12 +55,14 @@
 // read, or that changed since it last read it (or wrote it): the toolset
 // remembers a hash of what the model last saw of each file, at most
 // [Options.MaxRemembered] files, least recently used out first. That
-// memory belongs to one conversation, so a host with many conversations
-// makes a Toolset for each, over one shared *workspace.Workspace when they
-// work on the same tree, and registers its tools in the conversation's
-// registry; a Toolset costs its tools and its memory, nothing else.
-// [Toolset.Forget] clears the memory when the host drops earlier turns
-// from the conversation.
+// memory is kept per session (tool.Request.Session): what one
+// conversation's model read never lets another's change the file, so one
+// Toolset in one registry can serve many conversations, as an MCP server's
+// sessions are; calls without a session share one memory. A host may
+// still make a Toolset per conversation, over one shared
+// *workspace.Workspace when they work on the same tree; a Toolset costs
+// its tools and its memory, nothing else. [Toolset.Forget] clears the
+// memory when the host drops earlier turns from the conversation.
 //
 // # Output
 //

@@ -46,19 +46,19 @@ type editPlan struct {
 func (ts *Toolset) editFile() tool.AnyTool {
 	def := tool.Definition{Name: "edit_file", Title: "Edit a file", Description: editFileDescription, Safety: tool.SafetyMutating}
 	t := tool.New(def, func(ctx context.Context, in EditFileArgs) (string, error) {
-		p, err := ts.planEdit(in)
+		p, err := ts.planEdit(ctx, in)
 		if err != nil {
 			return "", err
 		}
 		if err := ts.ws.WriteFile(in.Path, []byte(p.new)); err != nil {
 			return "", err
 		}
-		ts.reads.remember(p.shown, []byte(p.new))
+		ts.reads.remember(session(ctx), p.shown, []byte(p.new))
 		return fmt.Sprintf("Edited %s: replaced %s.\n%s", p.shown, p.what(), boundDiff(tool.Edit{Path: p.shown, Old: p.old, New: p.new}.Diff())), nil
 	})
 	return tool.WithApprovalHooks(t, tool.ApprovalHooks[EditFileArgs]{
 		Describe: func(ctx context.Context, in EditFileArgs) (tool.Preview, error) {
-			p, err := ts.planEdit(in)
+			p, err := ts.planEdit(ctx, in)
 			if err != nil {
 				return tool.Preview{Title: "Edit " + in.Path, Summary: "This edit will be refused: " + messageOf(err), Locations: []string{in.Path}}, nil
 			}
@@ -93,7 +93,7 @@ func at(lines []int, count int) string {
 
 // planEdit works out an edit: the file as it is and as it will be, or why
 // the edit is refused.
-func (ts *Toolset) planEdit(in EditFileArgs) (editPlan, error) {
+func (ts *Toolset) planEdit(ctx context.Context, in EditFileArgs) (editPlan, error) {
 	shown, err := ts.ws.Check(in.Path, workspace.Write)
 	if err != nil {
 		return editPlan{}, err
@@ -105,7 +105,7 @@ func (ts *Toolset) planEdit(in EditFileArgs) (editPlan, error) {
 	if err != nil {
 		return editPlan{}, readHint(err)
 	}
-	if err := ts.fresh(shown, data); err != nil {
+	if err := ts.fresh(ctx, shown, data); err != nil {
 		return editPlan{}, err
 	}
 	text := string(data)
@@ -146,9 +146,10 @@ func (ts *Toolset) planEdit(in EditFileArgs) (editPlan, error) {
 	return editPlan{shown: shown, old: text, new: out, count: n, lines: lines}, nil
 }
 
-// fresh refuses to change a file the model has not seen as it is now.
-func (ts *Toolset) fresh(shown string, data []byte) error {
-	switch ts.reads.check(shown, data) {
+// fresh refuses to change a file the model has not seen as it is now, in
+// this conversation (the call's session).
+func (ts *Toolset) fresh(ctx context.Context, shown string, data []byte) error {
+	switch ts.reads.check(session(ctx), shown, data) {
 	case notSeen:
 		return &tool.Error{Message: fmt.Sprintf("%s has not been read in this conversation, so it is not changed", shown),
 			Hint: "read it with read_file first, then make the change"}

@@ -43,7 +43,7 @@ func (ts *Toolset) readFile() tool.AnyTool {
 		if err != nil {
 			return nil, readHint(err)
 		}
-		ts.reads.remember(shown, data)
+		ts.reads.remember(session(ctx), shown, data)
 		if len(data) == 0 {
 			return tool.TextResult(shown + " is empty (0 bytes)."), nil
 		}

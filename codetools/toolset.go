@@ -77,15 +77,13 @@ type SandboxOptions struct {
 	Write []string
 }
 
-// Toolset is the reference coding tools, bound to one workspace and one
-// conversation: read_file, list_dir, find, grep, edit_file, write_file
-// and run_shell.
+// Toolset is the reference coding tools, bound to one workspace:
+// read_file, list_dir, find, grep, edit_file, write_file and run_shell.
 //
-// Its tools remember, per file, what the model last read or wrote, so that
-// edit_file and write_file refuse to change a file that changed since: that
-// memory is the conversation's. A host with many conversations gives each
-// its own Toolset (and registry), over a shared *workspace.Workspace when
-// they work on the same tree; see the package documentation.
+// Its tools remember, per session and file, what the model last read or
+// wrote, so that edit_file and write_file refuse to change a file that
+// changed since, or that this session's model never saw; see the package
+// documentation.
 //
 // A Toolset is safe for concurrent use.
 type Toolset struct {

@@ -1,6 +1,8 @@
 package codetools_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -73,6 +75,34 @@ func TestConversationsAreSeparate(t *testing.T) {
 	tooltest.WantOK(t, res)
 	p.failed(t, p.call(t, "edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}),
 		"has not been read in this conversation")
+}
+
+// TestSessionsAreSeparate: one toolset serving many sessions (an MCP
+// server's), as one registry does; what one session's model read does not
+// let another session's edit or overwrite, nor preview the edit as if it
+// had been read.
+func TestSessionsAreSeparate(t *testing.T) {
+	p := newProject(t, nil)
+	as := func(session, name string, args map[string]any) *tool.Result {
+		b, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "c-" + session, Name: name, Args: b, Session: session})
+	}
+	ok(t, as("reader", "read_file", map[string]any{"path": "greet.go"}))
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}},
+		{"write_file", map[string]any{"path": "greet.go", "content": "package main\n", "overwrite": true}},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			p.failed(t, as("other", tt.tool, tt.args), "has not been read in this conversation")
+		})
+	}
+	ok(t, as("reader", "edit_file", map[string]any{"path": "greet.go", "old_string": "Hello", "new_string": "Hi"}))
 }
 
 // BenchmarkConversationSetup is what a host pays per conversation: a

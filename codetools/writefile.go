@@ -31,7 +31,7 @@ type writePlan struct {
 func (ts *Toolset) writeFile() tool.AnyTool {
 	def := tool.Definition{Name: "write_file", Title: "Write a file", Description: writeFileDescription, Safety: tool.SafetyMutating}
 	t := tool.New(def, func(ctx context.Context, in WriteFileArgs) (string, error) {
-		p, err := ts.planWrite(in)
+		p, err := ts.planWrite(ctx, in)
 		if err != nil {
 			return "", err
 		}
@@ -43,7 +43,7 @@ func (ts *Toolset) writeFile() tool.AnyTool {
 		if err != nil {
 			return "", existsHint(err)
 		}
-		ts.reads.remember(p.shown, []byte(in.Content))
+		ts.reads.remember(session(ctx), p.shown, []byte(in.Content))
 		if p.exists {
 			return fmt.Sprintf("Replaced %s: %s, was %s.", p.shown, size(in.Content), size(p.old)), nil
 		}
@@ -60,7 +60,7 @@ func (ts *Toolset) writeFile() tool.AnyTool {
 			return tool.SafetyMutating
 		},
 		Describe: func(ctx context.Context, in WriteFileArgs) (tool.Preview, error) {
-			p, err := ts.planWrite(in)
+			p, err := ts.planWrite(ctx, in)
 			if err != nil {
 				return tool.Preview{Title: "Write " + in.Path, Summary: "This write will be refused: " + messageOf(err), Locations: []string{in.Path}}, nil
 			}
@@ -74,7 +74,7 @@ func (ts *Toolset) writeFile() tool.AnyTool {
 	})
 }
 
-func (ts *Toolset) planWrite(in WriteFileArgs) (writePlan, error) {
+func (ts *Toolset) planWrite(ctx context.Context, in WriteFileArgs) (writePlan, error) {
 	shown, err := ts.ws.Check(in.Path, workspace.Write)
 	if err != nil {
 		return writePlan{}, err
@@ -88,7 +88,7 @@ func (ts *Toolset) planWrite(in WriteFileArgs) (writePlan, error) {
 	case !in.Overwrite:
 		return writePlan{}, existsHint(&tool.Error{Message: fmt.Sprintf("%s already exists", shown), Cause: fs.ErrExist})
 	}
-	if err := ts.fresh(shown, data); err != nil {
+	if err := ts.fresh(ctx, shown, data); err != nil {
 		return writePlan{}, err
 	}
 	return writePlan{shown: shown, old: string(data), exists: true}, nil

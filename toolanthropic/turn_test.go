@@ -3,6 +3,8 @@ package toolanthropic_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -200,6 +202,52 @@ func TestResultContent(t *testing.T) {
 			b, err := json.Marshal(m.OfUser.Content[0])
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(b))
+		})
+	}
+}
+
+// A reply of 10,000 tool_use blocks: every one is answered, only the first
+// tool.DefaultMaxCalls run, and the next request stays small. Without the
+// bound all ran and the next request carried every result.
+func TestFloodOfCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		calls int
+		ran   int
+	}{
+		{"under the bound", 20, 20},
+		{"10,000 calls", 10000, tool.DefaultMaxCalls},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int64
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "read", Description: "Read a page.", Safety: tool.SafetyReadOnly},
+				func(context.Context, struct{}) (string, error) { ran.Add(1); return strings.Repeat("x", 4<<10), nil }))
+			calls := make([]anthropictest.Call, tc.calls)
+			for i := range calls {
+				calls[i] = anthropictest.Call{Name: "read", Input: `{}`}
+			}
+			srv := anthropictest.NewServer(anthropictest.Calls(calls...), anthropictest.Text("done"))
+			defer srv.Close()
+			ai := toolanthropic.New(reg, nil)
+			ctx, client := context.Background(), srv.Client()
+			params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024, Tools: ai.Tools(),
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Read."))}}
+			msg, err := client.Messages.New(ctx, params)
+			require.NoError(t, err)
+			params.Messages = append(params.Messages, ai.Run(ctx, struct{}{}, msg)...)
+			_, err = client.Messages.New(ctx, params)
+			require.NoError(t, err)
+			next := srv.Requests()[1]
+			require.Empty(t, next.Refused)
+			require.Len(t, next.Outputs, tc.calls, "every call is answered")
+			assert.EqualValues(t, tc.ran, ran.Load())
+			last := next.Outputs[tc.calls-1]
+			if tc.ran < tc.calls {
+				assert.True(t, last.IsError)
+				assert.Contains(t, last.Text, "did not run: the turn made 10000 tool calls")
+			}
+			assert.Less(t, len(next.Body), 4<<20, "the next request: %d bytes", len(next.Body))
 		})
 	}
 }

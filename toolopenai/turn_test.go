@@ -289,3 +289,56 @@ func TestFloodOfCalls(t *testing.T) {
 		})
 	}
 }
+
+// A function_call item whose status is not "completed" was cut off by the
+// reply's token limit: it is answered with an error and does not run, the
+// whole calls of the reply do. Before, it ran whenever its arguments
+// happened to parse.
+func TestIncompleteFunctionCall(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		runs   bool
+	}{
+		{"", true},
+		{"completed", true},
+		{"incomplete", false},
+		{"in_progress", false},
+	} {
+		t.Run("status "+tc.status, func(t *testing.T) {
+			var ran atomic.Int64
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "delete", Description: "Delete a directory.", Safety: tool.SafetyMutating},
+				func(context.Context, struct {
+					Path string `json:"path"`
+				}) (string, error) {
+					ran.Add(1)
+					return "deleted", nil
+				}))
+			srv := openaitest.NewServer(openaitest.Calls(
+				openaitest.Call{Name: "delete", Arguments: `{"path":"build"}`},
+				openaitest.Call{Name: "delete", Arguments: `{"path":"/tmp"}`, Status: tc.status},
+			), openaitest.Text("done"))
+			defer srv.Close()
+			ai := toolopenai.New(reg, nil)
+			ctx, client := context.Background(), srv.Client()
+			params := responses.ResponseNewParams{Model: openai.ChatModelGPT5_5, Tools: ai.ResponseTools(),
+				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Clean up.")}}
+			resp, err := client.Responses.New(ctx, params)
+			require.NoError(t, err)
+			params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: ai.RunResponse(ctx, struct{}{}, resp)}
+			params.PreviousResponseID = openai.String(resp.ID)
+			_, err = client.Responses.New(ctx, params)
+			require.NoError(t, err, "every call is answered")
+			out := srv.Requests()[1].Outputs
+			require.Len(t, out, 2)
+			assert.Equal(t, "deleted", out[0].Text)
+			if tc.runs {
+				assert.EqualValues(t, 2, ran.Load())
+				assert.Equal(t, "deleted", out[1].Text)
+			} else {
+				assert.EqualValues(t, 1, ran.Load())
+				assert.Contains(t, out[1].Text, "did not run: the reply ended before the call was complete")
+			}
+		})
+	}
+}

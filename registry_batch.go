@@ -2,8 +2,10 @@ package tool
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultParallelism is how many calls of a batch run at once when
@@ -17,7 +19,20 @@ type BatchOptions struct {
 	// Parallelism bounds how many calls run at once. Zero means
 	// [DefaultParallelism]; 1 runs the batch one call at a time.
 	Parallelism int
+	// MaxCalls bounds how many calls of one batch run: a reply may hold
+	// thousands of tool calls, and every one's result goes back in the
+	// next request. The calls past the first MaxCalls are answered
+	// without running, with StatusLimited and [ErrTooManyCalls], in a
+	// short text that asks the model to make them again in a later turn.
+	// Zero means [DefaultMaxCalls]; a negative value, no bound.
+	MaxCalls int
 }
+
+// DefaultMaxCalls is how many calls of a batch run when BatchOptions leave
+// MaxCalls unset: more than any turn that means to do work makes, few
+// enough that their results (each at most the output cap) keep the next
+// request within reach of every provider's limits.
+const DefaultMaxCalls = 128
 
 // CallBatch runs the calls a model made in one turn and returns their
 // results in the order of reqs, one per request, none nil.
@@ -34,12 +49,21 @@ type BatchOptions struct {
 // and grace). Cancelling ctx cancels the running calls; calls not started
 // yet end Canceled without running.
 func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, opts *BatchOptions) []*Result {
-	limit := DefaultParallelism
+	limit, maxCalls := DefaultParallelism, DefaultMaxCalls
 	if opts != nil && opts.Parallelism > 0 {
 		limit = opts.Parallelism
 	}
+	if opts != nil && opts.MaxCalls != 0 {
+		maxCalls = opts.MaxCalls
+	}
 	results := make([]*Result, len(reqs))
 	rt := r.runtime()
+	if maxCalls > 0 && len(reqs) > maxCalls {
+		for i := maxCalls; i < len(reqs); i++ {
+			results[i] = tooManyCalls(rt, reqs[i], len(reqs), maxCalls)
+		}
+		reqs = reqs[:maxCalls]
+	}
 	for start := 0; start < len(reqs); {
 		if !r.parallelSafe(ctx, rt, reqs[start]) {
 			results[start] = r.Call(ctx, state, reqs[start]) // alone
@@ -54,6 +78,21 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 		start = end
 	}
 	return results
+}
+
+// tooManyCalls answers a call past a batch's MaxCalls without running it.
+// The text names neither the tool nor anything else the model wrote: there
+// may be thousands of these.
+func tooManyCalls(rt *runtimeConfig, req Request, n, maxCalls int) *Result {
+	start := time.Now()
+	events := startEvents(rt, &req)
+	res := failed(StatusLimited, ErrTooManyCalls, "This call did not run: the turn made "+strconv.Itoa(n)+
+		" tool calls, and only the first "+strconv.Itoa(maxCalls)+" run. Make it again in a later turn if it is still needed.")
+	res = finish(rt, res, req, start)
+	if events != nil {
+		events.finish(Event{Kind: EventFinished, Result: res}, rt.observerTimeout)
+	}
+	return res
 }
 
 // callParallel runs reqs, at most limit at once, and puts their results in

@@ -169,3 +169,52 @@ func TestBatchEmpty(t *testing.T) {
 	r := tool.NewRegistry[struct{}](nil)
 	assert.Empty(t, r.CallBatch(context.Background(), struct{}{}, nil, nil))
 }
+
+// A reply may hold thousands of tool calls: only the first MaxCalls of a
+// batch run, and every other is answered, in order, without running.
+func TestBatchMaxCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		calls    int
+		maxCalls int
+		ran      int
+	}{
+		{"default bound", 10000, 0, tool.DefaultMaxCalls},
+		{"under the bound", 5, 0, 5},
+		{"at the bound", 3, 3, 3},
+		{"past a set bound", 7, 3, 3},
+		{"no bound", 300, -1, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int64
+			r := registryWith(t, nil,
+				tool.New(tool.Definition{Name: "read", Description: "Reads.", Safety: tool.SafetyReadOnly},
+					func(context.Context, stepArgs) (string, error) { ran.Add(1); return "read", nil }),
+				tool.New(tool.Definition{Name: "write", Description: "Writes.", Safety: tool.SafetyMutating},
+					func(context.Context, stepArgs) (string, error) { ran.Add(1); return "wrote", nil }))
+			calls := make([]tool.Request, tc.calls)
+			for i := range calls {
+				name := "read"
+				if i%3 == 2 {
+					name = "write"
+				}
+				calls[i] = tool.Request{ID: "call_" + strconv.Itoa(i), Name: name, Args: []byte(`{"n":1}`)}
+			}
+			res := r.CallBatch(context.Background(), struct{}{}, calls, &tool.BatchOptions{MaxCalls: tc.maxCalls})
+			require.Len(t, res, tc.calls)
+			assert.EqualValues(t, tc.ran, ran.Load())
+			for i, res := range res {
+				require.NotNil(t, res)
+				assert.Equal(t, "call_"+strconv.Itoa(i), res.CallID)
+				if i < tc.ran {
+					assert.Equal(t, tool.StatusOK, res.Status, "call %d", i)
+					continue
+				}
+				assert.Equal(t, tool.StatusLimited, res.Status, "call %d", i)
+				assert.ErrorIs(t, res.Err, tool.ErrTooManyCalls)
+				assert.True(t, res.IsError)
+				assert.Contains(t, res.Text(), "only the first "+strconv.Itoa(tc.ran)+" run")
+			}
+		})
+	}
+}

@@ -135,7 +135,8 @@ const (
 	StatusAwaitingApproval
 	// StatusLimited: a [CallLimit] of the tool refused the call (too many
 	// running, or over its rate); the tool did not run. Err is a
-	// *LimitError.
+	// *LimitError, or [ErrTooManyCalls] for a call past its batch's
+	// BatchOptions.MaxCalls.
 	StatusLimited
 	// StatusDryRun: the call was a dry run ([Request.DryRun]) and passed
 	// preflight; the tool did not run. Result.DryRun says what would have

@@ -95,6 +95,9 @@ var (
 	// whether a call may start (a store that did not answer): the call did
 	// not run (StatusFailed). A call a limit refused has a [*LimitError].
 	ErrLimiterFailed = errors.New("tool: the call's limits could not be checked")
+	// ErrTooManyCalls: the call came past BatchOptions.MaxCalls in its
+	// batch and did not run (StatusLimited).
+	ErrTooManyCalls = errors.New("tool: too many calls in one batch")
 	// ErrCallIDReused: an earlier call of the session with the same ID
 	// was made with other arguments or to another tool
 	// (StatusConflict).

@@ -3,6 +3,7 @@ package toolanthropic
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"slices"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -93,8 +94,9 @@ func resultContent(res *tool.Result) []anthropic.ToolResultBlockParamContentUnio
 // itself, then one user message holding a tool_result for each of its
 // tool_use blocks, run through the registry with CallBatch (reads in
 // parallel, writes in order). Every call is answered, an unknown tool's or
-// invalid arguments' too. When msg has no tool_use block, the turn is over
-// and only msg is returned.
+// invalid arguments' too. A last tool_use block the reply's token limit
+// cut off (see CutOff) is answered with an error and does not run. When
+// msg has no tool_use block, the turn is over and only msg is returned.
 func (a *Adapter[C]) Run(ctx context.Context, state C, msg *anthropic.Message) []anthropic.MessageParam {
 	if msg == nil {
 		return nil
@@ -104,5 +106,30 @@ func (a *Adapter[C]) Run(ctx context.Context, state C, msg *anthropic.Message) [
 	if len(reqs) == 0 {
 		return out
 	}
-	return append(out, Results(a.reg.CallBatch(ctx, state, reqs, a.opts.Batch)))
+	if !CutOff(msg) {
+		return append(out, Results(a.reg.CallBatch(ctx, state, reqs, a.opts.Batch)))
+	}
+	last := reqs[len(reqs)-1]
+	results := append(a.reg.CallBatch(ctx, state, reqs[:len(reqs)-1], a.opts.Batch), cutOffResult(last))
+	return append(out, Results(results))
 }
+
+// CutOff reports whether msg's last tool_use block may be incomplete: the
+// reply stopped at its token limit (max_tokens, or the model's context
+// window) while that block was its last. Anthropic documents such a block
+// as cut off: its input may lack what the model meant to write. Run
+// answers it with an error, without running it; the blocks before it are
+// whole and run.
+func CutOff(msg *anthropic.Message) bool {
+	if msg == nil || len(msg.Content) == 0 || msg.Content[len(msg.Content)-1].Type != "tool_use" {
+		return false
+	}
+	return msg.StopReason == anthropic.StopReasonMaxTokens || msg.StopReason == anthropic.StopReasonModelContextWindowExceeded
+}
+
+func cutOffResult(req tool.Request) *tool.Result {
+	return &tool.Result{CallID: req.ID, Tool: req.Name, Status: tool.StatusInvalid, IsError: true, Err: errCutOff,
+		Content: []tool.Content{tool.TextContent("This call did not run: the reply reached its token limit while the call was being written, so its input may be incomplete. Make the call again, in full.")}}
+}
+
+var errCutOff = errors.New("toolanthropic: the reply stopped at its token limit inside this tool_use block")

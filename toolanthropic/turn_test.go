@@ -3,6 +3,9 @@ package toolanthropic_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -200,6 +203,107 @@ func TestResultContent(t *testing.T) {
 			b, err := json.Marshal(m.OfUser.Content[0])
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(b))
+		})
+	}
+}
+
+// A reply of 10,000 tool_use blocks: every one is answered, only the first
+// tool.DefaultMaxCalls run, and the next request stays small. Without the
+// bound all ran and the next request carried every result.
+func TestFloodOfCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		calls int
+		ran   int
+	}{
+		{"under the bound", 20, 20},
+		{"10,000 calls", 10000, tool.DefaultMaxCalls},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int64
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "read", Description: "Read a page.", Safety: tool.SafetyReadOnly},
+				func(context.Context, struct{}) (string, error) { ran.Add(1); return strings.Repeat("x", 4<<10), nil }))
+			calls := make([]anthropictest.Call, tc.calls)
+			for i := range calls {
+				calls[i] = anthropictest.Call{Name: "read", Input: `{}`}
+			}
+			srv := anthropictest.NewServer(anthropictest.Calls(calls...), anthropictest.Text("done"))
+			defer srv.Close()
+			ai := toolanthropic.New(reg, nil)
+			ctx, client := context.Background(), srv.Client()
+			params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024, Tools: ai.Tools(),
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Read."))}}
+			msg, err := client.Messages.New(ctx, params)
+			require.NoError(t, err)
+			params.Messages = append(params.Messages, ai.Run(ctx, struct{}{}, msg)...)
+			_, err = client.Messages.New(ctx, params)
+			require.NoError(t, err)
+			next := srv.Requests()[1]
+			require.Empty(t, next.Refused)
+			require.Len(t, next.Outputs, tc.calls, "every call is answered")
+			assert.EqualValues(t, tc.ran, ran.Load())
+			last := next.Outputs[tc.calls-1]
+			if tc.ran < tc.calls {
+				assert.True(t, last.IsError)
+				assert.Contains(t, last.Text, "did not run: the turn made 10000 tool calls")
+			}
+			assert.Less(t, len(next.Body), 4<<20, "the next request: %d bytes", len(next.Body))
+		})
+	}
+}
+
+// A reply that stops at max_tokens while its last tool_use block is being
+// written: Anthropic documents that block as incomplete, and its input,
+// though an object, may lack what the model meant ("rm -rf /tmp" of
+// "rm -rf /tmp/build"). The blocks before it run; it is answered with an
+// error. Before, it ran as it came.
+func TestCutOffCall(t *testing.T) {
+	for _, tc := range []struct {
+		stop string
+		ran  []string
+		cut  bool
+	}{
+		{"tool_use", []string{"ls", "rm -rf /tmp"}, false},
+		{"max_tokens", []string{"ls"}, true},
+		{"model_context_window_exceeded", []string{"ls"}, true},
+	} {
+		t.Run(tc.stop, func(t *testing.T) {
+			var mu sync.Mutex
+			var ran []string
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "shell", Description: "Run a command.", Safety: tool.SafetyMutating},
+				func(_ context.Context, in struct {
+					Command string `json:"command"`
+				}) (string, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					ran = append(ran, in.Command)
+					return "done", nil
+				}))
+			srv := anthropictest.NewServer(anthropictest.Turn{StopReason: tc.stop, Calls: []anthropictest.Call{
+				{Name: "shell", Input: `{"command":"ls"}`},
+				{Name: "shell", Input: `{"command":"rm -rf /tmp"}`},
+			}}, anthropictest.Text("ok"))
+			defer srv.Close()
+			ai := toolanthropic.New(reg, nil)
+			ctx, client := context.Background(), srv.Client()
+			params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024, Tools: ai.Tools(),
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Clean up."))}}
+			msg, err := client.Messages.New(ctx, params)
+			require.NoError(t, err)
+			assert.Equal(t, tc.cut, toolanthropic.CutOff(msg))
+			params.Messages = append(params.Messages, ai.Run(ctx, struct{}{}, msg)...)
+			_, err = client.Messages.New(ctx, params)
+			require.NoError(t, err, "every call is answered")
+			assert.Equal(t, tc.ran, ran)
+			out := srv.Requests()[1].Outputs
+			require.Len(t, out, 2)
+			assert.False(t, out[0].IsError)
+			assert.Equal(t, tc.cut, out[1].IsError)
+			if tc.cut {
+				assert.Contains(t, out[1].Text, "did not run: the reply reached its token limit")
+			}
 		})
 	}
 }

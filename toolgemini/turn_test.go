@@ -3,6 +3,8 @@ package toolgemini_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -234,4 +236,48 @@ func TestIntegersPast2To53(t *testing.T) {
 	assert.Equal(t, []int64{9007199254740991}, got, "the exact one ran, the other did not")
 	assert.Contains(t, answer.Parts[0].FunctionResponse.Response["error"], "may not be the one you wrote")
 	assert.Equal(t, "ok", answer.Parts[1].FunctionResponse.Response["output"])
+}
+
+// A reply of 10,000 function calls: every one is answered, only the first
+// tool.DefaultMaxCalls run, and the next request stays small. Without the
+// bound all ran and the next request carried every result.
+func TestFloodOfCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		calls int
+		ran   int
+	}{
+		{"under the bound", 20, 20},
+		{"10,000 calls", 10000, tool.DefaultMaxCalls},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int64
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "read", Description: "Read a page.", Safety: tool.SafetyReadOnly},
+				func(context.Context, struct{}) (string, error) { ran.Add(1); return strings.Repeat("x", 4<<10), nil }))
+			calls := make([]geminitest.Call, tc.calls)
+			for i := range calls {
+				calls[i] = geminitest.Call{Name: "read", Args: `{}`}
+			}
+			srv := geminitest.NewServer(geminitest.Calls(calls...), geminitest.Text("done"))
+			defer srv.Close()
+			ai := toolgemini.New(reg, nil)
+			ctx, client := context.Background(), srv.Client()
+			config := &genai.GenerateContentConfig{Tools: ai.Tools()}
+			contents := genai.Text("Read.")
+			resp, err := client.Models.GenerateContent(ctx, model, contents, config)
+			require.NoError(t, err)
+			contents = append(contents, ai.Run(ctx, struct{}{}, resp)...)
+			_, err = client.Models.GenerateContent(ctx, model, contents, config)
+			require.NoError(t, err)
+			next := srv.Requests()[1]
+			require.Empty(t, next.Refused)
+			require.Len(t, next.Outputs, tc.calls, "every call is answered")
+			assert.EqualValues(t, tc.ran, ran.Load())
+			if tc.ran < tc.calls {
+				assert.Contains(t, string(next.Outputs[tc.calls-1].Response), "did not run: the turn made 10000 tool calls")
+			}
+			assert.Less(t, len(next.Body), 4<<20, "the next request: %d bytes", len(next.Body))
+		})
+	}
 }

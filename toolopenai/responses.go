@@ -3,6 +3,8 @@ package toolopenai
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -85,19 +87,54 @@ func responseOutput(res *tool.Result) responses.ResponseInputItemFunctionCallOut
 // request's input, with PreviousResponseID set to resp.ID. With
 // Options.Stateless (store: false) the items of resp's output come first,
 // to be appended to the input the conversation already has. Every call is
-// answered, an unknown tool's or invalid arguments' too. It returns nil
-// when resp has no function calls: the turn is over.
+// answered, an unknown tool's or invalid arguments' too; a call whose
+// item's status is not "completed" (cut off by the reply's token limit) is
+// answered with an error and does not run. It returns nil when resp has
+// no function calls: the turn is over.
 func (a *Adapter[C]) RunResponse(ctx context.Context, state C, resp *responses.Response) []responses.ResponseInputItemUnionParam {
 	reqs := a.ResponseRequests(resp)
 	if len(reqs) == 0 {
 		return nil
 	}
-	results := ResponseResults(a.reg.CallBatch(ctx, state, reqs, a.opts.Batch))
+	// A call whose item is not completed (the reply's token limit cut it
+	// off) is answered without running: its arguments may be partial.
+	done := make([]*tool.Result, len(reqs))
+	run := make([]tool.Request, 0, len(reqs))
+	i := 0
+	for _, item := range resp.Output {
+		if item.Type != "function_call" {
+			continue
+		}
+		if st := item.AsFunctionCall().Status; st != "" && st != responses.ResponseFunctionToolCallStatusCompleted {
+			done[i] = incompleteResult(reqs[i], string(st))
+		} else {
+			run = append(run, reqs[i])
+		}
+		i++
+	}
+	ran := a.reg.CallBatch(ctx, state, run, a.opts.Batch)
+	for i := range done {
+		if done[i] == nil {
+			done[i], ran = ran[0], ran[1:]
+		}
+	}
+	results := ResponseResults(done)
 	if !a.opts.Stateless {
 		return results
 	}
 	return append(ResponseInput(resp), results...)
 }
+
+func incompleteResult(req tool.Request, status string) *tool.Result {
+	return &tool.Result{CallID: req.ID, Tool: req.Name, Status: tool.StatusInvalid, IsError: true,
+		Err:     fmt.Errorf("%w (status %q)", ErrIncompleteCall, status),
+		Content: []tool.Content{tool.TextContent("This call did not run: the reply ended before the call was complete, so its arguments may be partial. Make the call again, in full.")}}
+}
+
+// ErrIncompleteCall is the host-side cause of a Responses API function
+// call that RunResponse answered without running: its item's status was
+// not "completed" (the reply's token limit cut it off).
+var ErrIncompleteCall = errors.New("toolopenai: the function call is incomplete")
 
 // ResponseInput returns the output items of resp as input items, for a
 // conversation the API does not store (store: false): the next request's

@@ -3,6 +3,8 @@ package toolopenai_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -231,4 +233,112 @@ func TestSessionIsSetOnRequests(t *testing.T) {
 	reqs = ai.ResponseRequests(&resp)
 	require.Len(t, reqs, 1)
 	assert.Equal(t, tool.Request{ID: "c1", Name: "search", Args: []byte(`{}`), Session: "conversation-7"}, reqs[0])
+}
+
+// A reply of 10,000 tool calls: every call is answered, only the first
+// tool.DefaultMaxCalls run, and the next request stays small. Without the
+// bound all ran and the next request carried every result: 312 MB for
+// 10,000 results of 32 KB.
+func TestFloodOfCalls(t *testing.T) {
+	const n = 10000
+	calls := make([]openaitest.Call, n)
+	for i := range calls {
+		calls[i] = openaitest.Call{Name: "read", Arguments: `{}`}
+	}
+	for _, tc := range []struct {
+		name string
+		turn func(t *testing.T, srv *openaitest.Server, ai *toolopenai.Adapter[struct{}])
+	}{
+		{"chat", func(t *testing.T, srv *openaitest.Server, ai *toolopenai.Adapter[struct{}]) {
+			ctx, client := context.Background(), srv.Client()
+			params := openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_5, Tools: ai.ChatTools(),
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Read.")}}
+			resp, err := client.Chat.Completions.New(ctx, params)
+			require.NoError(t, err)
+			params.Messages = append(params.Messages, ai.RunChat(ctx, struct{}{}, resp.Choices[0].Message)...)
+			_, err = client.Chat.Completions.New(ctx, params)
+			require.NoError(t, err)
+		}},
+		{"responses", func(t *testing.T, srv *openaitest.Server, ai *toolopenai.Adapter[struct{}]) {
+			ctx, client := context.Background(), srv.Client()
+			params := responses.ResponseNewParams{Model: openai.ChatModelGPT5_5, Tools: ai.ResponseTools(),
+				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Read.")}}
+			resp, err := client.Responses.New(ctx, params)
+			require.NoError(t, err)
+			params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: ai.RunResponse(ctx, struct{}{}, resp)}
+			params.PreviousResponseID = openai.String(resp.ID)
+			_, err = client.Responses.New(ctx, params)
+			require.NoError(t, err)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int64
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "read", Description: "Read a page.", Safety: tool.SafetyReadOnly},
+				func(context.Context, struct{}) (string, error) { ran.Add(1); return strings.Repeat("x", 4<<10), nil }))
+			srv := openaitest.NewServer(openaitest.Calls(calls...), openaitest.Text("done"))
+			defer srv.Close()
+			tc.turn(t, srv, toolopenai.New(reg, nil))
+			next := srv.Requests()[1]
+			require.Empty(t, next.Refused)
+			require.Len(t, next.Outputs, n, "every call is answered")
+			assert.EqualValues(t, tool.DefaultMaxCalls, ran.Load())
+			assert.Len(t, next.Outputs[tool.DefaultMaxCalls-1].Text, 4<<10)
+			assert.Contains(t, next.Outputs[n-1].Text, "did not run: the turn made 10000 tool calls")
+			assert.Less(t, len(next.Body), 4<<20, "the next request: %d bytes", len(next.Body))
+		})
+	}
+}
+
+// A function_call item whose status is not "completed" was cut off by the
+// reply's token limit: it is answered with an error and does not run, the
+// whole calls of the reply do. Before, it ran whenever its arguments
+// happened to parse.
+func TestIncompleteFunctionCall(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		runs   bool
+	}{
+		{"", true},
+		{"completed", true},
+		{"incomplete", false},
+		{"in_progress", false},
+	} {
+		t.Run("status "+tc.status, func(t *testing.T) {
+			var ran atomic.Int64
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "delete", Description: "Delete a directory.", Safety: tool.SafetyMutating},
+				func(context.Context, struct {
+					Path string `json:"path"`
+				}) (string, error) {
+					ran.Add(1)
+					return "deleted", nil
+				}))
+			srv := openaitest.NewServer(openaitest.Calls(
+				openaitest.Call{Name: "delete", Arguments: `{"path":"build"}`},
+				openaitest.Call{Name: "delete", Arguments: `{"path":"/tmp"}`, Status: tc.status},
+			), openaitest.Text("done"))
+			defer srv.Close()
+			ai := toolopenai.New(reg, nil)
+			ctx, client := context.Background(), srv.Client()
+			params := responses.ResponseNewParams{Model: openai.ChatModelGPT5_5, Tools: ai.ResponseTools(),
+				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Clean up.")}}
+			resp, err := client.Responses.New(ctx, params)
+			require.NoError(t, err)
+			params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: ai.RunResponse(ctx, struct{}{}, resp)}
+			params.PreviousResponseID = openai.String(resp.ID)
+			_, err = client.Responses.New(ctx, params)
+			require.NoError(t, err, "every call is answered")
+			out := srv.Requests()[1].Outputs
+			require.Len(t, out, 2)
+			assert.Equal(t, "deleted", out[0].Text)
+			if tc.runs {
+				assert.EqualValues(t, 2, ran.Load())
+				assert.Equal(t, "deleted", out[1].Text)
+			} else {
+				assert.EqualValues(t, 1, ran.Load())
+				assert.Contains(t, out[1].Text, "did not run: the reply ended before the call was complete")
+			}
+		})
+	}
 }

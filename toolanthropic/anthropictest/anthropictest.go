@@ -52,6 +52,10 @@ type Turn struct {
 	Calls []Call
 	// Text is the reply's text, sent before the calls if there are any.
 	Text string
+	// StopReason is the reply's stop_reason; "" gives "tool_use" when
+	// there are calls and "end_turn" otherwise. "max_tokens" with calls
+	// is a reply cut off while its last tool_use block was written.
+	StopReason string
 	// Reply, if set, makes the turn from the request when it arrives.
 	Reply func(Request) Turn
 }
@@ -229,6 +233,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		}
 		content = append(content, map[string]any{"type": "tool_use", "id": s.callID(c), "name": c.Name, "input": json.RawMessage(c.Input)})
 		stop = "tool_use"
+	}
+	if turn.StopReason != "" {
+		stop = turn.StopReason
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{

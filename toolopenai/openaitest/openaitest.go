@@ -42,6 +42,9 @@ type Call struct {
 	// Arguments is the JSON text of the arguments, sent as it is: it may
 	// be cut off or broken on purpose.
 	Arguments string
+	// Status is a Responses API function_call item's status; "" gives
+	// "completed". "incomplete" is a call the reply's token limit cut off.
+	Status string
 }
 
 // Turn is the scripted model's reply to one request: tool calls, or text.

@@ -98,8 +98,12 @@ func (s *Server) response(w http.ResponseWriter, r *http.Request) {
 	for _, c := range turn.Calls {
 		cid := s.callID(c)
 		callIDs = append(callIDs, cid)
+		status := c.Status
+		if status == "" {
+			status = "completed"
+		}
 		output = append(output, map[string]any{"type": "function_call", "id": "fc_" + cid, "call_id": cid,
-			"name": c.Name, "arguments": c.Arguments, "status": "completed"})
+			"name": c.Name, "arguments": c.Arguments, "status": status})
 	}
 	if len(turn.Calls) == 0 {
 		output = append(output, map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",

@@ -23,7 +23,12 @@ type Options[C any] struct {
 	// return a *jsonrpc.Error to choose its code. Nil means the zero C.
 	//
 	// For state that lives as long as a session (a workspace, a login), key
-	// it by [SessionID](req) here and drop it in SessionEnded.
+	// it by [SessionID](req) here and drop it in SessionEnded. SessionID is
+	// "" for every request without a session: each request of protocol
+	// 2026-07-28 over HTTP (the Go SDK's client speaks it by default), and
+	// each one to a stateless server. State keyed by "" alone would be
+	// shared by all such clients, and never dropped: key it by the
+	// authenticated user (req.Extra.TokenInfo) there, or refuse the call.
 	State func(ctx context.Context, req *sdk.CallToolRequest) (C, error)
 	// Session names the conversation a call belongs to ([tool.Request.Session]):
 	// page cursors, read_output cursors, "allow always" answers and

@@ -17,7 +17,8 @@ import (
 //   - A session MCP names (streamable HTTP with sessions, SSE): its ID.
 //   - A request over HTTP without one (a stateless server, or protocol
 //     2026-07-28, where each request stands alone): "", no session. Who
-//     sent it is for the host to say, from its authentication.
+//     sent it is for the host to say, from its authentication: "" is the
+//     same for every such client, so never key one client's state by it.
 //   - Any other connection (stdio, in-memory, a pipe): the connection
 //     itself, which serves one client for as long as it lasts. Its calls
 //     share an ID made for it ("connection-" and random letters), which

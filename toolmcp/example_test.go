@@ -3,6 +3,7 @@ package toolmcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -152,6 +153,12 @@ func ExampleSessionID() {
 	toolmcp.AddTools(server, reg, &toolmcp.Options[*Notes]{
 		State: func(_ context.Context, req *mcp.CallToolRequest) (*Notes, error) {
 			id := toolmcp.SessionID(req)
+			if id == "" {
+				// No session (2026-07-28 over HTTP): "" is every such
+				// client's, so it must not key one client's notes. A server
+				// that signs its users in keys by req.Extra.TokenInfo here.
+				return nil, errors.New("notes are kept per session: connect with protocol 2025-11-25 or earlier")
+			}
 			if n, ok := notebooks.Load(id); ok {
 				return n.(*Notes), nil
 			}

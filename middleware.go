@@ -12,6 +12,14 @@ type Handler[C any] func(ctx context.Context, call *Call[C]) *Result
 // call then does not run), change the call before passing it on (through
 // [Call.SetArgs] for the arguments), or change the Result next returns.
 //
+// A Result a middleware makes itself needs only what the model reads
+// (Content, [TextResult] for text), a Status ([StatusDenied] for a call it
+// refused, [StatusFailed] for one that went wrong) and, for the host, Err.
+// The registry does the rest as for any result: it sets IsError from the
+// Status, fills CallID, Tool, Started and Duration, escapes the text, and
+// reports the call's end to the observer. It is not held to the output
+// cap, which applies to what the tool returns.
+//
 // In a [Registry], middlewares run after preflight: the arguments they see
 // are already validated ([Call.Value]).
 type Middleware[C any] func(next Handler[C]) Handler[C]

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,9 +85,7 @@ func (r *Registry[C]) CallBatch(ctx context.Context, state C, reqs []Request, op
 func tooManyCalls(rt *runtimeConfig, req Request, n, maxCalls int) *Result {
 	start := time.Now()
 	events := startEvents(rt, &req)
-	res := failed(StatusLimited, ErrTooManyCalls, "This call did not run: the turn made "+strconv.Itoa(n)+
-		" tool calls, and only the first "+strconv.Itoa(maxCalls)+" run. Make it again in a later turn if it is still needed.")
-	res = finish(rt, res, req, start)
+	res := finish(rt, tooManyCallsResult(n, maxCalls), req, start)
 	if events != nil {
 		events.finish(Event{Kind: EventFinished, Result: res}, rt.observerTimeout)
 	}

@@ -333,6 +333,13 @@ func dryRunResult(d *DryRun, limit int) *Result {
 
 // limit
 
+// tooManyCallsResult answers a call past a batch's MaxCalls of n calls.
+// It names nothing the model wrote: there may be thousands of these.
+func tooManyCallsResult(n, maxCalls int) *Result {
+	return failed(StatusLimited, ErrTooManyCalls, "This call did not run: the turn made "+strconv.Itoa(n)+
+		" tool calls, and only the first "+strconv.Itoa(maxCalls)+" run. Make it again in a later turn if it is still needed.")
+}
+
 // limitedResult is the result of a call a limit refused: what the model
 // can do about it, and when.
 func limitedResult(e *LimitError) *Result {

@@ -27,6 +27,7 @@ func FuzzApprovalAnswer(f *testing.F) {
 		`{"approval":{"role":"assistant","content":[]}}`,
 		`{"approval":null}`,
 		`{}`,
+		`null`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -64,6 +65,7 @@ func FuzzRemoteResult(f *testing.F) {
 		`{"content":[{"type":"resource"}],"structuredContent":{"a":[1,2]},"isError":true}`,
 		`{"content":[{"type":"tool_use","id":"1","name":"x","input":{}}]}`,
 		`{"content":null,"structuredContent":"just a string"}`,
+		`null`,
 	} {
 		f.Add([]byte(seed))
 	}

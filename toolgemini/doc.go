@@ -29,9 +29,11 @@
 // an unknown tool or invalid arguments get the registry's retry hint as
 // {"error": …}.
 //
-// Gemini may send calls without IDs. Requests then makes deterministic
-// ones from the response and the call's position, and Results leaves them
-// out again, so the answers match the calls by position and name.
+// Gemini may send calls without IDs. Requests then makes IDs from the
+// response's ID and the call's position (random ones when the response has
+// no ID either, so that records never answer a new turn with an old one's
+// results), and Results leaves them out again, so the answers match the
+// calls by position and name.
 //
 // Gemini's API carries numbers as 64-bit floats: an integer of magnitude
 // 2^53 or more, where the tool takes an integer, may arrive changed. Run

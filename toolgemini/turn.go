@@ -3,8 +3,7 @@ package toolgemini
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"crypto/rand"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -20,11 +19,15 @@ const idPrefix = "toolgemini:"
 
 // Requests returns the FunctionCall parts of the response's first
 // candidate as requests for the registry, in order. Gemini may send a call
-// without an ID: such a call gets a deterministic one,
-// "toolgemini:<response>:<n>", from the response's ID (or, without one, a
-// hash of its calls) and the call's position. Results leaves those IDs out
-// again, so Gemini matches the answers to the calls by position and name,
-// as it does for calls without IDs.
+// without an ID: such a call gets one, "toolgemini:<response>:<n>", from
+// the response's ID and the call's position, the same for the same
+// response (a retried turn is answered from its records, when the registry
+// keeps them). A response without an ID gets a random key instead, new on
+// each call of Requests: a key made from the calls alone would be the same
+// for a later turn that makes the same calls, and records would answer
+// that turn with the old results without running anything. Results leaves
+// those IDs out again, so Gemini matches the answers to the calls by
+// position and name, as it does for calls without IDs.
 //
 // The SDK decodes the arguments into a map: they are encoded again as
 // JSON, keys sorted. The API carries numbers as 64-bit floats: see
@@ -48,7 +51,7 @@ func (a *Adapter[C]) Requests(resp *genai.GenerateContentResponse) []tool.Reques
 		id := fc.ID
 		if id == "" {
 			if key == "" {
-				key = responseKey(resp, content)
+				key = responseKey(resp)
 			}
 			id = idPrefix + key + ":" + strconv.Itoa(len(reqs))
 		}
@@ -82,20 +85,13 @@ func firstContent(resp *genai.GenerateContentResponse) *genai.Content {
 	return resp.Candidates[0].Content
 }
 
-// responseKey names a response for the IDs of its calls: its ID, or a hash
-// of its function calls.
-func responseKey(resp *genai.GenerateContentResponse, content *genai.Content) string {
+// responseKey names a response for the IDs of its calls: its ID, or,
+// without one, a random key (see Requests for why not a hash).
+func responseKey(resp *genai.GenerateContentResponse) string {
 	if resp.ResponseID != "" && !strings.Contains(resp.ResponseID, ":") {
 		return resp.ResponseID
 	}
-	h := sha256.New()
-	for _, p := range content.Parts {
-		if p != nil && p.FunctionCall != nil {
-			b, _ := json.Marshal(p.FunctionCall)
-			h.Write(b)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	return rand.Text()
 }
 
 // Results returns the content that answers a turn's calls: one

@@ -3,6 +3,7 @@ package toolgemini_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -98,11 +99,39 @@ func TestCallIDs(t *testing.T) {
 	assert.Empty(t, answer.Parts[0].FunctionResponse.ID, "a made-up ID is not sent back")
 	assert.Equal(t, "call-screenshot-7f3a", answer.Parts[3].FunctionResponse.ID, "the model's own ID is")
 
-	// Without a response ID, the key is a hash of the calls.
+	// Without a response ID, the key is random: the same calls made again
+	// are new calls.
 	resp.ResponseID = ""
-	hashed := ai.Requests(resp)
-	assert.Regexp(t, `^toolgemini:[0-9a-f]{16}:0$`, hashed[0].ID)
-	assert.Equal(t, hashed, ai.Requests(resp))
+	first := ai.Requests(resp)
+	assert.Regexp(t, `^toolgemini:[A-Z2-7]{26}:0$`, first[0].ID)
+	assert.NotEqual(t, first[0].ID, ai.Requests(resp)[0].ID)
+}
+
+// With records kept, a later turn that makes the same calls as an earlier
+// one, in a response without an ID, runs them again: it is not a retry of
+// the first, and answering it from the first's records would give the
+// model what the file held before it changed.
+func TestSameCallsInALaterTurnRunAgain(t *testing.T) {
+	reads := 0
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Records: tool.NewMemoryRecordStore(0)})
+	reg.MustAdd(tool.New(tool.Definition{Name: "read_file", Description: "Read one file of the project.", Safety: tool.SafetyReadOnly},
+		func(_ context.Context, in struct {
+			Path string `json:"path"`
+		}) (string, error) {
+			reads++
+			return fmt.Sprintf("version %d", reads), nil
+		}))
+	ai := toolgemini.New(reg, nil).WithSession("conv-1")
+	turn := func() string {
+		resp := &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{Content: &genai.Content{Role: genai.RoleModel,
+			Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "read_file", Args: map[string]any{"path": "main.go"}}}}}}}}
+		out := ai.Run(context.Background(), struct{}{}, resp)
+		require.Len(t, out, 2)
+		return fmt.Sprint(out[1].Parts[0].FunctionResponse.Response["output"])
+	}
+	assert.Equal(t, "version 1", turn())
+	assert.Equal(t, "version 2", turn(), "the second read ran")
+	assert.Equal(t, 2, reads)
 }
 
 func TestResponses(t *testing.T) {

@@ -31,13 +31,18 @@
 // "rate:" and then the namespace): the replicas of one agent share it, and
 // different agents sharing a Redis use different ones. The rest of a key is
 // a hash of the id, session or approval key, so keys have a fixed length
-// whatever the model or the host put in them. Values are bounded: a spilled
-// entry by [Options.MaxSpillBytes], a record by [Options.MaxRecordBytes], a
+// whatever the model or the host put in them (a session's spilled entries
+// also carry a digest of the session in braces: the hash tag that keeps
+// them, and the session's list of them, in one slot of a Redis Cluster,
+// where one script uses them together). Values are bounded: a spilled
+// entry by [Options.MaxSpillBytes] and a session's spilled entries together
+// by [Options.MaxSessionSpillBytes], a record by [Options.MaxRecordBytes], a
 // session's claims by [Options.MaxSessionClaims]; the others are small.
 // Every key expires by Redis's own TTL, at the time the pipeline gives
 // (for spilled output, the cursor TTL of the keyring), with millisecond
-// precision; nothing is ever scanned or listed, so no call costs more as
-// the store grows.
+// precision; nothing is ever scanned or listed (a session's spilled entries
+// are dropped from the front of its list, each once), so no call costs more
+// as the store grows.
 //
 // Expiry times are absolute (SET … PXAT), read by Redis's clock: keep the
 // clocks of replicas and Redis in sync (NTP), since a skew shortens or

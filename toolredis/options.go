@@ -26,6 +26,17 @@ type Options struct {
 	// the result is then cut without a way to read on. Zero means
 	// [DefaultMaxSpillBytes].
 	MaxSpillBytes int
+	// MaxSessionSpillBytes bounds what the spilled entries of one session
+	// hold together in a [SpillStore] (the session is the part of an id
+	// before its first dot, as the registry makes ids; see
+	// [tool.SpillStore]): the data, and a fixed cost per entry for its
+	// keys. Past it, that session's oldest entries are dropped to make
+	// room, so that one session's flood of long results costs only that
+	// session, and an entry larger than the bound alone is refused. Zero
+	// means four entries of the largest size (MaxSpillBytes), 32 MiB by
+	// default: many times what a conversation reads back in the entries'
+	// lifetime (the cursor TTL).
+	MaxSessionSpillBytes int
 	// MaxSessionClaims bounds the unexpired claims of resumed approvals
 	// one session may hold in an [ApprovalStore]: past it, the session's
 	// next claim is refused (its resumed call does not run), and no other
@@ -65,6 +76,7 @@ type config struct {
 	namespace        string
 	timeout          time.Duration // <= 0: none
 	maxSpill         int
+	maxSessionSpill  int
 	maxSessionClaims int
 	maxRecord        int
 }
@@ -76,7 +88,7 @@ func newConfig(c redis.UniversalClient, o *Options) config {
 	cfg := config{client: c, namespace: DefaultNamespace, timeout: DefaultTimeout, maxSpill: DefaultMaxSpillBytes, maxSessionClaims: DefaultMaxSessionClaims,
 		maxRecord: DefaultMaxRecordBytes}
 	if o == nil {
-		return cfg
+		o = &Options{}
 	}
 	if o.Namespace != "" {
 		cfg.namespace = o.Namespace
@@ -92,6 +104,10 @@ func newConfig(c redis.UniversalClient, o *Options) config {
 	}
 	if o.MaxRecordBytes > 0 {
 		cfg.maxRecord = o.MaxRecordBytes
+	}
+	cfg.maxSessionSpill = 4 * (cfg.maxSpill + spillEntryCost)
+	if o.MaxSessionSpillBytes > 0 {
+		cfg.maxSessionSpill = o.MaxSessionSpillBytes
 	}
 	return cfg
 }

@@ -3,6 +3,7 @@ package toolredis
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,10 +17,23 @@ import (
 // was asked for, whatever the entry's size. Any replica with the same
 // client target and [Options.Namespace] reads what another kept.
 //
+// One session's entries hold at most [Options.MaxSessionSpillBytes]
+// together: past it, that session's oldest entries are dropped, so that a
+// session whose model asks for long results again and again fills neither
+// Redis nor the other sessions' share of it. The session is the part of an
+// id before its first dot, as the registry makes ids; an id without a dot
+// is bounded only by [Options.MaxSpillBytes] and its expiry.
+//
 // A SpillStore is safe for concurrent use.
 type SpillStore struct {
 	c config
 }
+
+// spillEntryCost is what one entry counts against its session's bound
+// besides its data: its key, its place in the session's list and sizes,
+// and Redis's overhead for each, rounded up. It keeps a session of many
+// small entries bounded too.
+const spillEntryCost = 256
 
 // NewSpillStore returns a spill store on client c (a *redis.Client, a
 // cluster or a ring). opts may be nil. It panics if c is nil.
@@ -29,17 +43,96 @@ func NewSpillStore(c redis.UniversalClient, opts *Options) *SpillStore {
 
 // Put implements [tool.SpillStore]: SET with an absolute expiry (PXAT). An
 // expiry already past removes what id held. Data over
-// [Options.MaxSpillBytes] is refused before anything is sent.
+// [Options.MaxSpillBytes] or over [Options.MaxSessionSpillBytes] is refused
+// before anything is sent. An entry of a session is kept, and its
+// session's oldest entries dropped to make room, in one script, so that
+// replicas putting at once never hold the session over its bound.
 func (s *SpillStore) Put(ctx context.Context, id, data string, expires time.Time) error {
 	if len(data) > s.c.maxSpill {
 		return fmt.Errorf("toolredis: %d bytes of output are over the %d bytes one spilled entry may hold", len(data), s.c.maxSpill)
 	}
-	key := s.c.key("spill", id)
+	k := s.keys(id)
+	if k.session == "" {
+		_, err := run(ctx, &s.c, "spill put", func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, set(ctx, s.c.client, k.entry, data, expires, false)
+		})
+		return err
+	}
+	cost := len(data) + spillEntryCost
+	if cost > s.c.maxSessionSpill {
+		return fmt.Errorf("toolredis: %d bytes of output are over the %d bytes one session's spilled entries may hold (Options.MaxSessionSpillBytes)", len(data), s.c.maxSessionSpill)
+	}
 	_, err := run(ctx, &s.c, "spill put", func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, set(ctx, s.c.client, key, data, expires, false)
+		return struct{}{}, spillScript.Run(ctx, s.c.client, []string{k.entry, k.order, k.sizes},
+			data, max(expires.UnixMilli(), 1), s.c.maxSessionSpill, cost).Err()
 	})
 	return err
 }
+
+// spillKeys are the keys of one entry: the entry's, and, for an entry of a
+// session, the session's list of entries (oldest first) and its hash of
+// their costs. The three share a hash tag, the session's digest, so that
+// one script may use them all on a Redis Cluster.
+type spillKeys struct {
+	entry, order, sizes string
+	session             string // "" for an id no session bounds
+}
+
+func (s *SpillStore) keys(id string) spillKeys {
+	session, _, ok := strings.Cut(id, ".")
+	if !ok {
+		return spillKeys{entry: s.c.key("spill", id)}
+	}
+	tag := "{" + hash(session)[:16] + "}"
+	return spillKeys{
+		entry:   s.c.namespace + ":spill:" + tag + ":" + hash(id),
+		order:   s.c.namespace + ":spills:" + tag,
+		sizes:   s.c.namespace + ":spillsizes:" + tag,
+		session: session,
+	}
+}
+
+// spillScript keeps ARGV[1] under KEYS[1] until ARGV[2] (ms since the
+// epoch) as an entry of cost ARGV[4] of the session whose entries KEYS[2]
+// lists, oldest first, and whose costs KEYS[3] holds (with their sum under
+// "used" and the latest expiry under "exp"), bounded to ARGV[3] together.
+// Entries that expired are forgotten when they reach the front of the
+// list; while the new entry does not fit, the oldest are deleted. Each
+// entry is added once and removed once, so a Put costs constant time,
+// amortized, however many entries the session has (putting an id again
+// costs a walk of the list, LREM: the registry never does). Entries of the same
+// session share the hash tag of KEYS[1], so the keys read from the list
+// are in the same slot as the keys given.
+var spillScript = redis.NewScript(`
+local cost, bound, exp = tonumber(ARGV[4]), tonumber(ARGV[3]), tonumber(ARGV[2])
+local old = redis.call('HGET', KEYS[3], KEYS[1])
+if old then
+  redis.call('HDEL', KEYS[3], KEYS[1])
+  redis.call('HINCRBY', KEYS[3], 'used', -tonumber(old))
+  redis.call('LREM', KEYS[2], 1, KEYS[1])
+end
+local used = tonumber(redis.call('HGET', KEYS[3], 'used') or '0')
+while true do
+  local front = redis.call('LINDEX', KEYS[2], 0)
+  if not front then break end
+  local gone = redis.call('EXISTS', front) == 0
+  if not gone and used + cost <= bound then break end
+  redis.call('LPOP', KEYS[2])
+  if not gone then redis.call('DEL', front) end
+  used = used - tonumber(redis.call('HGET', KEYS[3], front) or '0')
+  redis.call('HDEL', KEYS[3], front)
+end
+if redis.call('LLEN', KEYS[2]) == 0 then used = 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', exp)
+redis.call('RPUSH', KEYS[2], KEYS[1])
+redis.call('HSET', KEYS[3], KEYS[1], cost, 'used', used + cost)
+-- The list is made again when emptied, without an expiry: set both each time.
+local last = math.max(exp, tonumber(redis.call('HGET', KEYS[3], 'exp') or '0'))
+redis.call('HSET', KEYS[3], 'exp', last)
+redis.call('PEXPIREAT', KEYS[2], last)
+redis.call('PEXPIREAT', KEYS[3], last)
+return used + cost
+`)
 
 // Get implements [tool.SpillStore]: up to n bytes from byte off, read with
 // GETRANGE in one transaction with the checks that tell a missing entry
@@ -48,7 +141,7 @@ func (s *SpillStore) Get(ctx context.Context, id string, off, n int) (string, er
 	if off < 0 || n < 0 {
 		return "", fmt.Errorf("toolredis: spill read of %d bytes at %d is out of range", n, off)
 	}
-	key := s.c.key("spill", id)
+	key := s.keys(id).entry
 	type reply struct {
 		exists, size int64
 		data         string

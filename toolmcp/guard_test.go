@@ -198,6 +198,7 @@ func FuzzGuard(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"inputSchema":[[[[[[[[[[[[]]]]]]]]]]]],"name":"deep"},{"name":"ok"}]}}`,
 		`{"a":"` + strings.Repeat("z", 300) + `"}`,
 		`{"a":1e999999,"b":01,"c":"\q"}`,
+		`null`, // not a message: dropped
 	} {
 		f.Add([]byte(s))
 	}
@@ -211,10 +212,11 @@ func FuzzGuard(f *testing.F) {
 				t.Fatalf("a message of %d bytes out of the bounds", len(msg))
 			}
 		}
-		// A message that needs no rewriting: no result, an id and a method
-		// (if any) of the kinds JSON-RPC has, within the bounds.
+		// A message that needs no rewriting: an object (null decodes into
+		// a map too, but is no message), no result, an id and a method (if
+		// any) of the kinds JSON-RPC has, within the bounds.
 		var v map[string]any
-		if len(in) < 200 && json.Unmarshal(in, &v) == nil && v["result"] == nil && !bytes.Contains(in, []byte(`\u`)) && utf8.Valid(in) && rawDepth(in) <= 6 &&
+		if len(in) < 200 && json.Unmarshal(in, &v) == nil && v != nil && v["result"] == nil && !bytes.Contains(in, []byte(`\u`)) && utf8.Valid(in) && rawDepth(in) <= 6 &&
 			scalarOrAbsent(v["id"]) && scalarOrAbsent(v["method"]) {
 			got := guardAll(t, string(in)+"\n", l)
 			if len(got) != 1 {

@@ -52,7 +52,7 @@ func (s *SpillStore) Put(ctx context.Context, id, data string, expires time.Time
 		return fmt.Errorf("toolredis: %d bytes of output are over the %d bytes one spilled entry may hold", len(data), s.c.maxSpill)
 	}
 	k := s.keys(id)
-	if k.session == "" {
+	if !k.bounded {
 		_, err := run(ctx, &s.c, "spill put", func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, set(ctx, s.c.client, k.entry, data, expires, false)
 		})
@@ -75,7 +75,7 @@ func (s *SpillStore) Put(ctx context.Context, id, data string, expires time.Time
 // one script may use them all on a Redis Cluster.
 type spillKeys struct {
 	entry, order, sizes string
-	session             string // "" for an id no session bounds
+	bounded             bool // false for an id of no session: entry alone is set
 }
 
 func (s *SpillStore) keys(id string) spillKeys {
@@ -88,7 +88,7 @@ func (s *SpillStore) keys(id string) spillKeys {
 		entry:   s.c.namespace + ":spill:" + tag + ":" + hash(id),
 		order:   s.c.namespace + ":spills:" + tag,
 		sizes:   s.c.namespace + ":spillsizes:" + tag,
-		session: session,
+		bounded: true,
 	}
 }
 
@@ -100,9 +100,9 @@ func (s *SpillStore) keys(id string) spillKeys {
 // list; while the new entry does not fit, the oldest are deleted. Each
 // entry is added once and removed once, so a Put costs constant time,
 // amortized, however many entries the session has (putting an id again
-// costs a walk of the list, LREM: the registry never does). Entries of the same
-// session share the hash tag of KEYS[1], so the keys read from the list
-// are in the same slot as the keys given.
+// costs a walk of the list, LREM: the registry never does). Entries of
+// the same session share the hash tag of KEYS[1], so the keys read from
+// the list are in the same slot as the keys given.
 var spillScript = redis.NewScript(`
 local cost, bound, exp = tonumber(ARGV[4]), tonumber(ARGV[3]), tonumber(ARGV[2])
 local old = redis.call('HGET', KEYS[3], KEYS[1])

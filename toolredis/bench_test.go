@@ -2,6 +2,7 @@ package toolredis_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -61,6 +62,44 @@ func BenchmarkSpillGet(b *testing.B) {
 	b.Run("Get", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := s.Get(ctx, "id", 500_000, 32<<10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkSpillPut keeps 32 KiB, a cut result's size at the default
+// caps, under a session's id (the script that holds the session to its
+// bound, dropping its oldest entry on every put once it is full), against
+// a bare SET of the same data with an expiry and against a Put of an id
+// of no session (a SET behind the store's key hash and timeout).
+func BenchmarkSpillPut(b *testing.B) {
+	srv := redistest.New(b)
+	rdb := client(b, srv)
+	ctx := context.Background()
+	ns := namespace()
+	s := toolredis.NewSpillStore(rdb, &toolredis.Options{Namespace: ns, MaxSessionSpillBytes: 1 << 20})
+	data := string(make([]byte, 32<<10))
+	later := time.Now().Add(time.Hour)
+	b.Run("floor=SET", func(b *testing.B) {
+		for b.Loop() {
+			if err := rdb.Set(ctx, ns+":raw", data, time.Hour).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Put/no-session", func(b *testing.B) { // a SET, as before sessions were bounded
+		for b.Loop() {
+			if err := s.Put(ctx, "id", data, later); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Put", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			if err := s.Put(ctx, "5e55104d16e57a11."+strconv.Itoa(i), data, later); err != nil {
 				b.Fatal(err)
 			}
 		}

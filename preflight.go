@@ -87,7 +87,7 @@ type argsState struct {
 
 // preflightStage validates the call's arguments before anything else sees
 // them: the strict read, the schema, the typed tool's decoding and its own
-// checks, then, for a paginated tool, the cursor (preflight_cursor.go). It
+// checks, then, for a paginated tool, the cursor (pagination.go). It
 // runs once per call; arguments changed later come back through
 // revalidate.
 func preflightStage[C any](next Handler[C]) Handler[C] {

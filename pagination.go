@@ -56,12 +56,12 @@ type Paged[Out any] struct {
 // NewPaginated makes a tool whose results come in pages. fn produces one
 // page and returns the state it needs to produce the next (an offset, a
 // key; nil after the last page). The pipeline signs that state into an
-// opaque next_cursor with the registry's [keyring.Keyring], bound to the tool, the
-// session ([Request.Session]), the arguments other than cursor and
-// page_size, and an expiry. On the next call preflight verifies the cursor
-// (preflight_cursor.go) and hands fn the state back; a forged, altered, expired or
-// foreign cursor is refused with a message that tells the model to start
-// again without one. In must embed [PageArgs]. [NewPaginatedFor] is the
+// opaque next_cursor with the registry's [keyring.Keyring], bound to the
+// tool, the session ([Request.Session]), the arguments other than cursor
+// and page_size, and an expiry; the model receives a [Paged] result. On
+// the next call preflight verifies the cursor, before approval, and hands
+// fn the state back; a forged, altered, expired or foreign cursor is
+// refused with a message that tells the model to start again without one. In must embed [PageArgs]. [NewPaginatedFor] is the
 // same for a tool that reads the host's per-call state.
 func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in In, page Page) (Out, []byte, error)) AnyTool {
 	inner := New(def, func(ctx context.Context, in In) (Paged[Out], error) {

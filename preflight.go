@@ -198,7 +198,7 @@ func (pf *preflight) ownChecks(ctx context.Context, rt *runtimeConfig, name stri
 // one: they parse, and their absent optional keys get their defaults, as on
 // the slow path.
 func (pf *preflight) tree(raw json.RawMessage) any {
-	v, perr := parseArgs(raw, pf.args.limits)
+	v, perr := parseArgs(raw, pf.args.limits, pf.args.schema.Names())
 	if perr != nil {
 		return map[string]any{} // cannot happen: the plan read the same bytes
 	}

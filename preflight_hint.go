@@ -22,13 +22,19 @@ var printer = message.NewPrinter(language.English)
 // describe turns the authority's verdict into problems for the model: at
 // most maxProblems of them, with the total.
 func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
-	var ve *jsonschema.ValidationError
-	var costly *errTooCostly
-	if errors.As(err, &costly) {
-		return []Problem{{Code: "too_costly", Message: costly.modelText()}}, 1
-	}
-	if !errors.As(err, &ve) {
-		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
+	// The authority's error comes as it is: errors.As is for a cause
+	// wrapped on the way, and costs a heap variable per target.
+	ve, _ := err.(*jsonschema.ValidationError)
+	if ve == nil {
+		var costly *errTooCostly
+		if errors.As(err, &costly) {
+			return []Problem{{Code: "too_costly", Message: costly.modelText()}}, 1
+		}
+		var wrapped *jsonschema.ValidationError
+		if !errors.As(err, &wrapped) {
+			return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
+		}
+		ve = wrapped
 	}
 	l := &problemList{problems: make([]Problem, 0, 4)}
 	// The validator walks the arguments' objects, and some of the
@@ -38,32 +44,10 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 	// subschema that failed, then by the name a map gave them, so the same
 	// arguments always get the same hint. Leaves that tie on all three
 	// keep the validator's order, which is then its fixed keyword order.
-	type leaf struct {
-		e   *jsonschema.ValidationError
-		key string // the property a map-ordered keyword failed for
-	}
-	var leaves []leaf
-	var walk func(e *jsonschema.ValidationError, key string)
-	walk = func(e *jsonschema.ValidationError, key string) {
-		switch k := e.ErrorKind.(type) {
-		case *kind.PropertyNames:
-			key = k.Property
-		case *kind.DependentRequired:
-			key = k.Prop
-		case *kind.Dependency:
-			key = k.Prop
-		}
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c, key)
-			}
-			return
-		}
-		leaves = append(leaves, leaf{e, key})
-	}
-	walk(ve, "")
+	var buf [maxProblems]failedLeaf
+	leaves := failedLeaves(buf[:0], ve, "")
 	if len(leaves) > 1 {
-		slices.SortStableFunc(leaves, func(x, y leaf) int {
+		slices.SortStableFunc(leaves, func(x, y failedLeaf) int {
 			if c := a.schema.CompareLocations(x.e.InstanceLocation, y.e.InstanceLocation); c != 0 {
 				return c
 			}
@@ -85,6 +69,32 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 		l.add(Problem{Code: "schema", Message: "the arguments do not match the schema"})
 	}
 	return l.problems, l.total
+}
+
+// failedLeaf is one leaf of the authority's error tree.
+type failedLeaf struct {
+	e   *jsonschema.ValidationError
+	key string // the property a map-ordered keyword failed for
+}
+
+// failedLeaves appends the leaves of the error tree e to leaves, each with
+// the key of the map-ordered keyword above it, if any.
+func failedLeaves(leaves []failedLeaf, e *jsonschema.ValidationError, key string) []failedLeaf {
+	switch k := e.ErrorKind.(type) {
+	case *kind.PropertyNames:
+		key = k.Property
+	case *kind.DependentRequired:
+		key = k.Prop
+	case *kind.Dependency:
+		key = k.Prop
+	}
+	if len(e.Causes) == 0 {
+		return append(leaves, failedLeaf{e, key})
+	}
+	for _, c := range e.Causes {
+		leaves = failedLeaves(leaves, c, key)
+	}
+	return leaves
 }
 
 // problemList keeps the first maxProblems problems and counts them all.
@@ -169,14 +179,11 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 		}
 		l.add(p)
 	case *kind.Enum:
-		allowed := make([]string, 0, len(k.Want))
-		for _, w := range k.Want {
-			allowed = append(allowed, displayJSON(w))
-		}
-		p := Problem{Pointer: ptr, Code: "enum", Allowed: allowed, Got: gotValue(got)}
-		p.Message = "must be one of " + joinLimited(allowed, 30) + ", got " + p.Got
+		h := a.enumHintFor(k.Want)
+		p := Problem{Pointer: ptr, Code: "enum", Allowed: slices.Clone(h.allowed), Got: gotValue(got)}
+		p.Message = "must be one of " + h.list + ", got " + p.Got
 		if s, ok := got.(string); ok {
-			if c := text.Closest(s, stringsOf(k.Want), 1); len(c) > 0 {
+			if c := text.Closest(s, h.strings, 1); len(c) > 0 {
 				p.Suggestion = c[0]
 				p.Message += ". Did you mean " + strconv.Quote(c[0]) + "?"
 			}
@@ -187,13 +194,13 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 		p.Message = "must be " + p.Expected + ", got " + p.Got
 		l.add(p)
 	case *kind.Minimum:
-		l.add(bound(ptr, "minimum", "at least", k.Want, got))
+		l.add(a.bound(ptr, "minimum", "at least", k.Want, got))
 	case *kind.Maximum:
-		l.add(bound(ptr, "maximum", "at most", k.Want, got))
+		l.add(a.bound(ptr, "maximum", "at most", k.Want, got))
 	case *kind.ExclusiveMinimum:
-		l.add(bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
+		l.add(a.bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
 	case *kind.ExclusiveMaximum:
-		l.add(bound(ptr, "exclusive_maximum", "less than", k.Want, got))
+		l.add(a.bound(ptr, "exclusive_maximum", "less than", k.Want, got))
 	case *kind.MinLength:
 		l.add(Problem{Pointer: ptr, Code: "min_length", Expected: "at least " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
 			Message: "must be at least " + plural(k.Want, "character") + " long, got " + strconv.Itoa(k.Got)})
@@ -222,11 +229,53 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 	}
 }
 
-func bound(ptr, code, rel string, want *big.Rat, got any) Problem {
-	w := ratString(want)
-	p := Problem{Pointer: ptr, Code: code, Expected: rel + " " + w, Got: gotValue(got)}
-	p.Message = "must be " + rel + " " + w + ", got " + p.Got
+func (a *argsSchema) bound(ptr, code, rel string, want *big.Rat, got any) Problem {
+	p := Problem{Pointer: ptr, Code: code, Expected: rel + " " + a.boundText(want), Got: gotValue(got)}
+	p.Message = "must be " + p.Expected + ", got " + p.Got
 	return p
+}
+
+// What a hint says of the schema's keywords is made once per keyword, the
+// first time a call fails it, and kept on the argsSchema: the keys are the
+// compiled schema's own values (an enum's slice of values, a bound's
+// number), the same for every call, so there is at most one entry per
+// keyword of the schema.
+type (
+	// enumHint is what a hint says of one enum: its values as the model
+	// reads them, their list, and those that are strings, for "Did you
+	// mean".
+	enumHint struct {
+		allowed []string
+		list    string
+		strings []string
+	}
+)
+
+// enumHintFor returns the enumHint of the enum whose values are want.
+func (a *argsSchema) enumHintFor(want []any) *enumHint {
+	if len(want) == 0 {
+		return &enumHint{}
+	}
+	if h, ok := a.hints.Load(&want[0]); ok {
+		return h.(*enumHint)
+	}
+	h := &enumHint{allowed: make([]string, 0, len(want)), strings: stringsOf(want)}
+	for _, w := range want {
+		h.allowed = append(h.allowed, displayJSON(w))
+	}
+	h.list = joinLimited(h.allowed, 30)
+	stored, _ := a.hints.LoadOrStore(&want[0], h)
+	return stored.(*enumHint)
+}
+
+// boundText is the number of the bound want, as the hint writes it.
+func (a *argsSchema) boundText(want *big.Rat) string {
+	if s, ok := a.hints.Load(want); ok {
+		return s.(string)
+	}
+	s := ratString(want)
+	a.hints.Store(want, s)
+	return s
 }
 
 func ratString(r *big.Rat) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolbelt-go/tool/internal/canon"
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // At returns the node that describes the value at the instance location
@@ -113,6 +114,69 @@ func (s *Schema) Skeleton(sent any, maxBytes int) string {
 	return out
 }
 
+// SkeletonIs reports whether the skeleton Skeleton writes for shape is, as
+// a JSON value, v: the same keys, and values that are equal once
+// canonical (1.0 and 1 are one number). It answers without writing the
+// skeleton or reading it back, so that a hint can leave out a shape that
+// would only repeat what was sent at the cost of a walk that stops at the
+// first difference.
+func (s *Schema) SkeletonIs(shape, v any) bool {
+	s.leavesOnce.Do(func() { fillLeaves(s.root, 0) })
+	return skeletonIs(s.root, shape, v, 0)
+}
+
+// skeletonIs is SkeletonIs at node n, written as writeSkeleton writes it.
+func skeletonIs(n *Node, shape, v any, depth int) bool {
+	if n == nil || depth > skeletonDepth {
+		return v == nil
+	}
+	if !isSkeletonObject(n) {
+		return sameJSON(v, n.skeletonValue, n.skeletonCanon)
+	}
+	shapeObj, _ := shape.(map[string]any)
+	vObj, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	written := 0
+	for _, k := range n.PropOrder {
+		_, wasSent := shapeObj[k]
+		if !wasSent && !contains(n.Required, k) {
+			continue
+		}
+		got, ok := vObj[k]
+		if !ok || !skeletonIs(n.Props[k], shapeObj[k], got, depth+1) {
+			return false
+		}
+		written++
+	}
+	return written == len(vObj)
+}
+
+// notJSON is a skeleton leaf's value when its text does not read back
+// (past the parser's limits): equal to nothing.
+type notJSON struct{}
+
+// sameJSON reports whether v, a value of an argument tree, is want, whose
+// canonical JSON is wantCanon. Strings, booleans and null are compared as
+// they are; numbers and containers by their canonical JSON.
+func sameJSON(v, want any, wantCanon string) bool {
+	switch x := v.(type) {
+	case string:
+		w, ok := want.(string)
+		return ok && w == x
+	case bool:
+		w, ok := want.(bool)
+		return ok && w == x
+	case nil:
+		return want == nil
+	}
+	if _, ok := want.(notJSON); ok {
+		return false
+	}
+	return string(canon.Encode(v)) == wantCanon
+}
+
 func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
 	if n == nil || depth > skeletonDepth {
 		b.WriteString("null")
@@ -125,7 +189,7 @@ func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
 	sentObj, _ := sent.(map[string]any)
 	b.WriteByte('{')
 	first := true
-	for _, k := range n.PropOrder {
+	for i, k := range n.PropOrder {
 		_, wasSent := sentObj[k]
 		if !wasSent && !contains(n.Required, k) {
 			continue
@@ -134,7 +198,7 @@ func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
 			b.WriteString(", ")
 		}
 		first = false
-		writeJSON(b, k)
+		b.WriteString(n.skeletonKeys[i])
 		b.WriteString(": ")
 		writeSkeleton(b, n.Props[k], sentObj[k], depth+1)
 	}
@@ -160,6 +224,10 @@ func fillLeaves(n *Node, depth int) {
 		return
 	}
 	if isSkeletonObject(n) {
+		n.skeletonKeys = make([]string, len(n.PropOrder))
+		for i, k := range n.PropOrder {
+			n.skeletonKeys[i] = string(canon.AppendString(nil, k))
+		}
 		for _, p := range n.Props {
 			fillLeaves(p, depth+1)
 		}
@@ -196,6 +264,10 @@ func fillLeaves(n *Node, depth int) {
 		b.WriteString("null")
 	}
 	n.skeletonLeaf = b.String()
+	n.skeletonValue, n.skeletonCanon = notJSON{}, ""
+	if v, err := jsonparse.Parse([]byte(n.skeletonLeaf), jsonparse.Limits{}); err == nil {
+		n.skeletonValue, n.skeletonCanon = v, string(canon.Encode(v))
+	}
 }
 
 func numberPlaceholder(n *Node) string {

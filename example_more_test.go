@@ -67,6 +67,43 @@ func ExampleNewPaginated() {
 	// invalid
 }
 
+// What the model reads of a paginated tool: its results, and next_cursor
+// while another page exists. A call of no conversation gets its first page
+// and a note instead of a cursor.
+func ExamplePaged() {
+	type Args struct {
+		tool.PageArgs
+	}
+	all := []string{"a1", "a2", "a3", "a4", "a5"}
+	list := tool.NewPaginated(tool.Definition{Name: "list", Description: "Lists names, a page at a time.", Safety: tool.SafetyReadOnly},
+		func(_ context.Context, _ Args, page tool.Page) ([]string, []byte, error) {
+			start, _ := strconv.Atoi(string(page.State))
+			end := min(start+3, len(all))
+			if end == len(all) {
+				return all[start:end], nil, nil
+			}
+			return all[start:end], []byte(strconv.Itoa(end)), nil
+		})
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(list)
+	page := func(session, args string) string {
+		return reg.Call(context.Background(), struct{}{}, tool.Request{Name: "list", Args: []byte(args), Session: session}).Text()
+	}
+
+	first := page("conv-1", `{}`)
+	var p tool.Paged[[]string]
+	if err := json.Unmarshal([]byte(first), &p); err != nil {
+		panic(err)
+	}
+	fmt.Println(strings.Replace(first, p.NextCursor, "…", 1))
+	fmt.Println(page("conv-1", `{"cursor":"`+p.NextCursor+`"}`))
+	fmt.Println(page("", `{}`))
+	// Output:
+	// {"results":["a1","a2","a3"],"next_cursor":"…"}
+	// {"results":["a4","a5"]}
+	// {"results":["a1","a2","a3"],"note":"More results exist, but they cannot be paged in this conversation; narrow the request to see the rest."}
+}
+
 // CallBatch runs one model turn's calls: reads in parallel, anything else
 // alone and in order, each result in the place of its request.
 func ExampleRegistry_CallBatch() {

@@ -82,12 +82,8 @@ func (a *argsSchema) refuse(problems []Problem, cause error) *ArgsError {
 // the arguments that were sent: a hint that repeats what failed is worse
 // than none.
 func (a *argsSchema) example(sent any, problems []Problem) string {
-	shape := withMissing(sent, problems)
-	ex := a.schema.Skeleton(shape, maxExample)
-	if ex == "" || sent == nil {
-		return ex
-	}
-	if a.schema.SkeletonIs(shape, sent) {
+	ex, repeats := a.schema.Skeleton(withMissing(sent, problems), sent, maxExample)
+	if repeats {
 		return ""
 	}
 	return ex

@@ -36,7 +36,6 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 		}
 		ve = wrapped
 	}
-	l := &problemList{problems: make([]Problem, 0, 4)}
 	// The validator walks the arguments' objects, and some of the
 	// schema's keywords (patternProperties, dependentRequired,
 	// dependentSchemas, propertyNames…), in map order: the leaves are put
@@ -46,6 +45,11 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 	// keep the validator's order, which is then its fixed keyword order.
 	var buf [maxProblems]failedLeaf
 	leaves := failedLeaves(buf[:0], ve, "")
+	n := 0
+	for _, lf := range leaves {
+		n += problemCount(lf.e)
+	}
+	l := &problemList{problems: make([]Problem, 0, max(1, min(n, maxProblems)))}
 	if len(leaves) > 1 {
 		slices.SortStableFunc(leaves, func(x, y failedLeaf) int {
 			if c := a.schema.CompareLocations(x.e.InstanceLocation, y.e.InstanceLocation); c != 0 {
@@ -156,11 +160,11 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 				l.skip(len(k.Properties) - i)
 				break
 			}
-			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(prop), Code: "unknown_key", Allowed: allowed}
+			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(prop), Code: "unknown_key", Allowed: slices.Clone(allowed)}
 			p.Message = "unknown key " + text.QuoteASCII(prop, maxGotBytes)
 			if len(allowed) > 0 {
 				p.Message += "; allowed keys: " + joinLimited(allowed, 30)
-				if s := text.Closest(prop, allowed, 1); len(s) > 0 {
+				if s := a.keyCandidates(allowed).Closest(prop, 1); len(s) > 0 {
 					p.Suggestion = s[0]
 					p.Message += ". Did you mean " + strconv.Quote(s[0]) + "?"
 				}
@@ -183,7 +187,7 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 		p := Problem{Pointer: ptr, Code: "enum", Allowed: slices.Clone(h.allowed), Got: gotValue(got)}
 		p.Message = "must be one of " + h.list + ", got " + p.Got
 		if s, ok := got.(string); ok {
-			if c := text.Closest(s, h.strings, 1); len(c) > 0 {
+			if c := h.strings.Closest(s, 1); len(c) > 0 {
 				p.Suggestion = c[0]
 				p.Message += ". Did you mean " + strconv.Quote(c[0]) + "?"
 			}
@@ -247,7 +251,7 @@ type (
 	enumHint struct {
 		allowed []string
 		list    string
-		strings []string
+		strings *text.Candidates
 	}
 )
 
@@ -259,13 +263,26 @@ func (a *argsSchema) enumHintFor(want []any) *enumHint {
 	if h, ok := a.hints.Load(&want[0]); ok {
 		return h.(*enumHint)
 	}
-	h := &enumHint{allowed: make([]string, 0, len(want)), strings: stringsOf(want)}
+	h := &enumHint{allowed: make([]string, 0, len(want)), strings: text.NewCandidates(stringsOf(want))}
 	for _, w := range want {
 		h.allowed = append(h.allowed, displayJSON(w))
 	}
 	h.list = joinLimited(h.allowed, 30)
 	stored, _ := a.hints.LoadOrStore(&want[0], h)
 	return stored.(*enumHint)
+}
+
+// keyCandidates returns an object's declared names (allowedKeys'), prepared
+// for "Did you mean".
+func (a *argsSchema) keyCandidates(names []string) *text.Candidates {
+	if len(names) == 0 {
+		return nil
+	}
+	if c, ok := a.hints.Load(&names[0]); ok {
+		return c.(*text.Candidates)
+	}
+	c, _ := a.hints.LoadOrStore(&names[0], text.NewCandidates(names))
+	return c.(*text.Candidates)
 }
 
 // boundText is the number of the bound want, as the hint writes it.
@@ -339,6 +356,9 @@ func valueAt(v any, loc []string) any {
 }
 
 func pointerOf(tokens []string) string {
+	if len(tokens) == 1 {
+		return "/" + jsonparse.EscapePointerToken(tokens[0])
+	}
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')

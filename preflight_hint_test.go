@@ -250,3 +250,19 @@ func TestHintTextsGolden(t *testing.T) {
 	}
 	tooltest.Golden(t, "testdata/hints.golden", []byte(b.String()))
 }
+
+// A Problem's Allowed list is the host's to keep and change: the schema's
+// own list of keys or values, which the next hint reads, is not shared.
+func TestProblemListsAreTheHostsToChange(t *testing.T) {
+	reg := registryWith(t, nil, tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+	for _, args := range []string{`{"query":"x","lng":"go"}`, `{"query":"x","lang":"golang"}`} {
+		first := call(reg, "search", args)
+		var ae *tool.ArgsError
+		require.ErrorAs(t, first.Err, &ae)
+		require.NotEmpty(t, ae.Problems[0].Allowed, args)
+		for i := range ae.Problems[0].Allowed {
+			ae.Problems[0].Allowed[i] = "changed"
+		}
+		assert.Equal(t, first.Text(), call(reg, "search", args).Text(), args)
+	}
+}

@@ -19,7 +19,7 @@ type argsSchema struct {
 	schema *schema.Schema
 	limits jsonparse.Limits
 	work   schema.Work // the most validation one call may take
-	hints  sync.Map    // what a hint says of the schema's enums and bounds, made when one first fails (enumHintFor, boundText)
+	hints  sync.Map    // what a hint says of the schema's enums and bounds, made when one first fails (enumHintFor, keyCandidates, boundText)
 }
 
 func newArgsSchema(tool string, s *schema.Schema, lim Limits) *argsSchema {

@@ -651,7 +651,7 @@ func describeByte(d []byte, i int) string {
 
 // EscapePointerToken escapes one RFC 6901 reference token.
 func EscapePointerToken(t string) string {
-	if !strings.ContainsAny(t, "~/") {
+	if strings.IndexByte(t, '~') < 0 && strings.IndexByte(t, '/') < 0 {
 		return t
 	}
 	t = strings.ReplaceAll(t, "~", "~0")

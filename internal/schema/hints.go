@@ -97,60 +97,67 @@ func isIndex(t string) bool {
 }
 
 // Skeleton writes a corrected example of the arguments for the model: every
-// required property plus those the model sent that the schema knows, each
-// with a placeholder drawn from the schema (default, example, first allowed
+// required property plus those of shape that the schema knows, each with a
+// placeholder drawn from the schema (default, example, first allowed
 // value, or the type). Properties appear in the schema's order. The result
 // is at most maxBytes long; it is empty when the schema gives nothing to
 // show.
-func (s *Schema) Skeleton(sent any, maxBytes int) string {
+//
+// It also reports whether the example is, as a JSON value, sent: the same
+// keys, and values that are equal once canonical (1.0 and 1 are one
+// number). A hint leaves out an example that would only repeat what
+// failed; the comparison is made as the example is written, and stops at
+// the first difference. A nil sent is repeated by nothing.
+func (s *Schema) Skeleton(shape, sent any, maxBytes int) (string, bool) {
 	s.leavesOnce.Do(func() { fillLeaves(s.root, 0) })
 	var b strings.Builder
 	b.Grow(min(maxBytes, 256))
-	writeSkeleton(&b, s.root, sent, 0)
+	same := writeSkeleton(&b, s.root, shape, sent, sent != nil, 0)
 	out := b.String()
 	if len(out) > maxBytes {
-		return ""
+		return "", false
 	}
-	return out
+	return out, same
 }
 
-// SkeletonIs reports whether the skeleton Skeleton writes for shape is, as
-// a JSON value, v: the same keys, and values that are equal once
-// canonical (1.0 and 1 are one number). It answers without writing the
-// skeleton or reading it back, so that a hint can leave out a shape that
-// would only repeat what was sent at the cost of a walk that stops at the
-// first difference.
-func (s *Schema) SkeletonIs(shape, v any) bool {
-	s.leavesOnce.Do(func() { fillLeaves(s.root, 0) })
-	return skeletonIs(s.root, shape, v, 0)
-}
-
-// skeletonIs is SkeletonIs at node n, written as writeSkeleton writes it.
-func skeletonIs(n *Node, shape, v any, depth int) bool {
+// writeSkeleton writes the skeleton of n for shape. While same holds, it
+// also compares what it writes with v, and it returns whether all it wrote
+// is v.
+func writeSkeleton(b *strings.Builder, n *Node, shape, v any, same bool, depth int) bool {
 	if n == nil || depth > skeletonDepth {
-		return v == nil
+		b.WriteString("null")
+		return same && v == nil
 	}
 	if !isSkeletonObject(n) {
-		return sameJSON(v, n.skeletonValue, n.skeletonCanon)
+		b.WriteString(n.skeletonLeaf)
+		return same && sameJSON(v, n.skeletonValue, n.skeletonCanon)
 	}
 	shapeObj, _ := shape.(map[string]any)
-	vObj, ok := v.(map[string]any)
-	if !ok {
-		return false
+	var vObj map[string]any
+	if same {
+		vObj, same = v.(map[string]any)
 	}
+	b.WriteByte('{')
 	written := 0
-	for _, k := range n.PropOrder {
-		_, wasSent := shapeObj[k]
+	for i, k := range n.PropOrder {
+		sub, wasSent := shapeObj[k]
 		if !wasSent && !contains(n.Required, k) {
 			continue
 		}
-		got, ok := vObj[k]
-		if !ok || !skeletonIs(n.Props[k], shapeObj[k], got, depth+1) {
-			return false
+		if written > 0 {
+			b.WriteString(", ")
 		}
 		written++
+		b.WriteString(n.skeletonKeys[i])
+		b.WriteString(": ")
+		var got any
+		if same {
+			got, same = vObj[k]
+		}
+		same = writeSkeleton(b, n.Props[k], sub, got, same, depth+1)
 	}
-	return written == len(vObj)
+	b.WriteByte('}')
+	return same && written == len(vObj)
 }
 
 // notJSON is a skeleton leaf's value when its text does not read back
@@ -175,34 +182,6 @@ func sameJSON(v, want any, wantCanon string) bool {
 		return false
 	}
 	return string(canon.Encode(v)) == wantCanon
-}
-
-func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
-	if n == nil || depth > skeletonDepth {
-		b.WriteString("null")
-		return
-	}
-	if !isSkeletonObject(n) {
-		b.WriteString(n.skeletonLeaf)
-		return
-	}
-	sentObj, _ := sent.(map[string]any)
-	b.WriteByte('{')
-	first := true
-	for i, k := range n.PropOrder {
-		_, wasSent := sentObj[k]
-		if !wasSent && !contains(n.Required, k) {
-			continue
-		}
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		b.WriteString(n.skeletonKeys[i])
-		b.WriteString(": ")
-		writeSkeleton(b, n.Props[k], sentObj[k], depth+1)
-	}
-	b.WriteByte('}')
 }
 
 // skeletonDepth is how deep Skeleton goes; below, it writes null.
@@ -248,7 +227,7 @@ func fillLeaves(n *Node, depth int) {
 			fillLeaves(n.Items, depth+1)
 			b.WriteByte('[')
 			var items strings.Builder
-			writeSkeleton(&items, n.Items, nil, depth+1)
+			writeSkeleton(&items, n.Items, nil, nil, false, depth+1)
 			b.WriteString(items.String())
 			b.WriteByte(']')
 		} else {

@@ -9,12 +9,13 @@ import (
 	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
-// SkeletonIs answers what writing the skeleton, reading it back and
-// comparing canonical JSON answers (the way the hint decided before), for
+// Skeleton says its example repeats what was sent exactly when writing the
+// example, reading it back and comparing canonical JSON says so (the way
+// the hint decided before), for
 // every kind of node: objects key by key, leaves from defaults, examples,
 // enums, consts and types, arrays, nodes past the depth Skeleton writes,
 // numbers written another way, keys the schema does not declare.
-func TestSkeletonIsAsWritten(t *testing.T) {
+func TestSkeletonRepeatsAsWritten(t *testing.T) {
 	schemas := []string{
 		`{"type":"object","properties":{"query":{"type":"string"},"lang":{"enum":["go","rust"]},"limit":{"type":"integer","minimum":1},"on":{"type":"boolean"}},"required":["query"]}`,
 		`{"type":"object","properties":{"n":{"type":"number","enum":[1.5,2]},"m":{"const":{"a":[1,2]}},"d":{"default":null},"e":{"examples":[100]}}}`,
@@ -40,11 +41,11 @@ func TestSkeletonIsAsWritten(t *testing.T) {
 			if perr != nil {
 				t.Fatal(perr)
 			}
-			ex := s.Skeleton(v, 1<<20)
+			ex, repeats := s.Skeleton(v, v, 1<<20)
 			back, perr := jsonparse.Parse([]byte(ex), jsonparse.Limits{})
 			want := perr == nil && bytes.Equal(canon.Encode(back), canon.Encode(v))
-			if got := s.SkeletonIs(v, v); got != want {
-				t.Errorf("schema %s, value %s: SkeletonIs = %v, but the skeleton %s read back is %v", src, val, got, ex, want)
+			if repeats != want {
+				t.Errorf("schema %s, value %s: Skeleton says it repeats what was sent: %v, but the skeleton %s read back is %v", src, val, repeats, ex, want)
 			}
 		}
 	}
@@ -52,16 +53,19 @@ func TestSkeletonIsAsWritten(t *testing.T) {
 
 // The shape may hold keys the value does not (a null where a problem says
 // a key is missing): the skeleton then writes them, and is not the value.
-func TestSkeletonIsWithMissingKeys(t *testing.T) {
+func TestSkeletonWithMissingKeys(t *testing.T) {
 	s, err := Compile(json.RawMessage(`{"type":"object","properties":{"a":{"enum":["x"]},"b":{"enum":["y"]}}}`), jsonparse.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := map[string]any{"a": "x"}
-	if !s.SkeletonIs(v, v) {
+	if _, repeats := s.Skeleton(v, v, 1024); !repeats {
 		t.Error(`{"a":"x"} is its own skeleton`)
 	}
-	if s.SkeletonIs(map[string]any{"a": "x", "b": nil}, v) {
+	if _, repeats := s.Skeleton(map[string]any{"a": "x", "b": nil}, v, 1024); repeats {
 		t.Error(`the skeleton of {"a":"x","b":null} names b, which {"a":"x"} lacks`)
+	}
+	if _, repeats := s.Skeleton(nil, nil, 1024); repeats {
+		t.Error("nothing sent is repeated by nothing")
 	}
 }

@@ -20,7 +20,8 @@ type Node struct {
 	// skeletonLeaf is what Skeleton writes for this node when it is not an
 	// object: set once per schema, before the first Skeleton reads it.
 	// skeletonValue is that text read back as a value (notJSON if it does
-	// not read), and skeletonCanon its canonical JSON, for SkeletonIs.
+	// not read), and skeletonCanon its canonical JSON, to compare it with
+	// what was sent.
 	skeletonLeaf  string
 	skeletonValue any
 	skeletonCanon string

@@ -119,6 +119,19 @@ func resumeCases() []resumeCase {
 		{outcome: "Edited", resume: answer(edit(`{"path":"b","content":"y"}`)), want: tool.StatusOK, says: "written", runs: []string{"write b y"}},
 		{outcome: "Edit refused", resume: answer(edit(`{"path":"","content":"y"}`)), want: tool.StatusInvalid,
 			wantErr: []error{new(tool.ArgsError)}, says: "the edit is not valid"},
+		{outcome: "Edit denied", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Policy = tool.PolicyFunc(func(in tool.PolicyInput) tool.Verdict {
+				if in.Requirement.Mode == tool.RequireScoped {
+					return tool.VerdictDeny // writes outside the workspace
+				}
+				return tool.AskForWritesPolicy().Decide(in)
+			})
+		}, resume: answer(edit(`{"path":"/etc/passwd","content":"y"}`)), want: tool.StatusDenied,
+			wantErr: []error{tool.ErrDenied}, says: "the edited call was not allowed to run"},
+		{outcome: "Other answerer", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: "conv",
+				Approval: &tool.ApprovalAnswer{State: p.State, Decision: allow, Answerer: "mcp"}})
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, tool.ErrOtherAnswerer}, says: "its approval answer came from someone other than the one asked"},
 		{outcome: "Denied", resume: answer(tool.Decision{Kind: tool.DecisionDeny, Reason: "not that file"}), want: tool.StatusDenied,
 			wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not that file"},
 		{outcome: "Denied", resume: answer(tool.Decision{Kind: tool.DecisionDefer}), want: tool.StatusDenied,

@@ -35,6 +35,15 @@ type Request struct {
 	// [StatusAwaitingApproval], carries the answer and the state it was
 	// given for. The call must have the same tool, arguments and session.
 	Approval *ApprovalAnswer
+	// ReturnPending asks that a call whose approver defers end at once,
+	// [StatusAwaitingApproval] with Result.Pending, even when the approver
+	// can wait for its own answer ([Awaiter], as the approval page's
+	// does): the caller offers the pending approval and resumes the call
+	// later, to end the model's turn in between. Without it, such a call
+	// waits for the answer. Frontends that cannot hand a pending approval
+	// back to the host (MCP, provider loops, agent frameworks) leave it
+	// false.
+	ReturnPending bool
 	// DryRun asks what the call would do, without doing it: it goes
 	// through lookup, preflight, the middlewares ([Approval] classifies
 	// it, asks the policy and the "allow always" memory, and describes
@@ -87,7 +96,7 @@ func newCall[C any](e *entry[C], state C, req *Request, events *emitter) *Call[C
 	return &Call[C]{ID: req.ID, Name: req.Name, State: state, Session: req.Session, DryRun: req.DryRun, st: callState[C]{
 		entry: e, events: events,
 		args:     argsState{raw: req.Args, nullMeansAbsent: req.NullMeansAbsent},
-		approval: approvalState{answer: req.Approval},
+		approval: approvalState{answer: req.Approval, returnPending: req.ReturnPending},
 	}}
 }
 

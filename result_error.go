@@ -88,6 +88,14 @@ var (
 	// ErrApprovalState wraps why a resumed approval was refused: its
 	// state is altered, expired, for another call or already used.
 	ErrApprovalState = errors.New("tool: the approval state cannot be used")
+	// ErrOtherAnswerer is wrapped with ErrApprovalState when a resumed
+	// approval's answer came from someone other than the party the call
+	// was deferred to ([PendingApproval].Answerer): a frontend the host
+	// did not choose as its approver.
+	ErrOtherAnswerer = errors.New("tool: the approval answer came from someone other than who was asked")
+	// ErrEditedTooOften: a call's arguments were edited, each edit
+	// changing its class, more times than one call is asked about.
+	ErrEditedTooOften = errors.New("tool: the arguments were edited too many times")
 	// ErrAwaitingApproval: the approver will answer later
 	// (StatusAwaitingApproval); see Result.Pending.
 	ErrAwaitingApproval = errors.New("tool: awaiting an approval answer")

@@ -201,6 +201,23 @@ func whyStateRefused(err error) string {
 	return "its approval answer cannot be used (it is altered, or for another call)"
 }
 
+// whyOtherAnswerer: the answer to a deferred approval came through a
+// party it was not deferred to.
+const whyOtherAnswerer = "its approval answer came from someone other than the one asked"
+
+// editDeniedResult is the result of a call whose edited arguments are
+// refused: the edit is put to the policy as a new call is.
+func editDeniedResult(name string, cause error, why string) *Result {
+	msg := "The approver edited the arguments of this call to " + name + ", and the edited call was not allowed to run: " + why +
+		". It did not run. Do not repeat it unchanged; change the approach or ask the user."
+	return failed(StatusDenied, cause, text.Bound(msg, maxErrorText))
+}
+
+// whyEditedTooOften: a call's arguments were edited round after round.
+func whyEditedTooOften(rounds int) string {
+	return fmt.Sprintf("its arguments were edited %d times, each time into a call of another kind, and it was asked about no more", rounds)
+}
+
 func awaitingResult(name string, p *PendingApproval) *Result {
 	res := failed(StatusAwaitingApproval, ErrAwaitingApproval, "The call to "+name+" needs the user's approval, which has been asked for. It has not run yet.")
 	res.Pending = p

@@ -183,25 +183,14 @@ func newAgent(t *testing.T) *agent {
 	return a
 }
 
-// call makes one call as the agent loop does: a deferred call waits for
-// its answer on the page and resumes with it. The result comes on the
-// channel.
+// call makes one call as the agent loop does: a call the policy asks
+// about waits for its answer on the page. The result comes on the channel.
 func (a *agent) call(name, args string) <-chan *tool.Result {
 	out := make(chan *tool.Result, 1)
 	ctx := a.t.Context() // a call still waiting when the test ends stops waiting
 	go func() {
 		req := tool.Request{ID: "call-1", Name: name, Args: json.RawMessage(args), Session: "demo"}
-		res := a.reg.Call(ctx, struct{}{}, req)
-		if res.Status == tool.StatusAwaitingApproval {
-			answer, err := a.page.Await(ctx, res.Pending)
-			if err != nil {
-				out <- &tool.Result{Status: tool.StatusCanceled, Err: err}
-				return
-			}
-			req.Approval = answer
-			res = a.reg.Call(ctx, struct{}{}, req)
-		}
-		out <- res
+		out <- a.reg.Call(ctx, struct{}{}, req)
 	}()
 	return out
 }

@@ -320,3 +320,45 @@ func TestGuardBatchBounded(t *testing.T) {
 		})
 	}
 }
+
+// The notes of what the guard left out of a result say it in bytes, not
+// rounded to a unit that would say the same of sizes that differ by most
+// of one; a bound that is a whole unit is said in it.
+func TestGuardNotesSayExactSizes(t *testing.T) {
+	l := &limits{resultBytes: 1 << 10, resultBlocks: 2, messageBytes: 1 << 20, depth: 16}
+	in := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"},` +
+		`{"type":"text","text":"a"},{"type":"text","text":"` + strings.Repeat("y", 1500) + `"}]}}` + "\n"
+	got := guardAll(t, in, l)
+	if len(got) != 1 {
+		t.Fatalf("%d messages out", len(got))
+	}
+	var m struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(got[0]), &m); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, c := range m.Result.Content {
+		all.WriteString(c.Text + "\n")
+	}
+	kept := len(strings.TrimLeft(m.Result.Content[1].Text, "x")) // the note after the text
+	kept = len(m.Result.Content[1].Text) - kept
+	for _, want := range []string{
+		fmt.Sprintf("[… %d bytes of this text left out]", 5000-kept),
+		"(1 KiB in at most 2 blocks)", // the bounds
+		// The other two blocks, as sent: 26 and 1525 bytes.
+		fmt.Sprintf("so %d bytes of text, 2 more content blocks (1551 bytes) of it were left out", 5000-kept),
+	} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("the result does not say %q:\n%.300s", want, all.String())
+		}
+	}
+	for size, want := range map[int]string{0: "0 bytes", 1: "1 byte", 4169: "4169 bytes", 34728: "34728 bytes", 4 << 10: "4 KiB", 3 << 20: "3 MiB", 3<<20 + 1: "3145729 bytes"} {
+		if got := byteSize(size); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", size, got, want)
+		}
+	}
+}

@@ -76,6 +76,16 @@ func (l *limits) message(s *jsonScanner, w *bytes.Buffer) error {
 	if err != nil {
 		return err // io.EOF between messages: the stream ended
 	}
+	s.markHead()
+	err = l.messageAt(s, w, c)
+	if syn := (*syntaxError)(nil); errors.As(err, &syn) {
+		return &notJSON{head: string(s.head[:s.headLen]), headCut: s.headCut, at: s.n, err: syn}
+	}
+	return err
+}
+
+// messageAt reads the message whose first byte is c.
+func (l *limits) messageAt(s *jsonScanner, w *bytes.Buffer, c byte) error {
 	switch c {
 	case '{':
 		return l.single(s, w)
@@ -608,6 +618,7 @@ func (l *limits) readMessages(s *jsonScanner, w *bytes.Buffer) error {
 		return io.EOF
 	}
 	if err != nil {
+		w.Reset() // a message that could not be read is no message: none of it goes on
 		return err
 	}
 	if w.Len() > 0 {

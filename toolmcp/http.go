@@ -1,6 +1,7 @@
 package toolmcp
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -43,7 +44,11 @@ type HTTPOptions struct {
 	// answer any request. Clients before 2026-07-28 then cannot be asked
 	// anything during a call (no elicitation, so [Approver] cannot ask
 	// them), and their calls have no session unless [Options.Session]
-	// names one. See the package documentation.
+	// names one. A call ends with the request that carries it: a client
+	// that closes the request cancels the call ([ErrCancelledByClient]),
+	// at every version (a notifications/cancelled, which comes in a
+	// request of its own, reaches no call). See the package
+	// documentation.
 	Stateless bool
 	// Streamable gives the SDK's options for what HTTPOptions does not
 	// decide: EventStore (resumable streams), JSONResponse, Logger,
@@ -75,7 +80,8 @@ const (
 // earlier versions get a session (Mcp-Session-Id), within which the
 // server may ask the client (elicitation) during a call, and
 // notifications/cancelled cancels a call; with [HTTPOptions.Stateless],
-// they are served on their own too.
+// they are served on their own too, and closing the request cancels the
+// call for them as well.
 //
 // Mount it where clients are told to connect:
 //
@@ -149,7 +155,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.stateful == nil || r.Header.Get(protocolVersionHeader) >= protocolMultiRoundTrip {
-		h.stateless.ServeHTTP(w, r)
+		h.stateless.ServeHTTP(w, withCarrier(r))
 		return
 	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
@@ -208,4 +214,21 @@ func (h *httpHandler) reserveSession() bool {
 		return false
 	}
 	return true
+}
+
+// carrierKey is the context key of the HTTP request a stateless request's
+// calls live in (see withCarrier).
+type carrierKey struct{}
+
+// withCarrier marks r as the whole life of the calls it carries: served
+// without a session, no notifications/cancelled can reach them (it would
+// come in a request of its own, served on its own), and nothing can
+// receive their results once the client closes r, so closing r cancels
+// them ([ErrCancelledByClient]). The SDK does this itself only from
+// protocol 2026-07-28 on (StreamableHTTPOptions.PropagateRequestCancellation):
+// a client of 2025-11-25 that closed its request left the call running to
+// its end. The SDK gives a handler a context that carries the values of
+// the request's (not its end), so the mark reaches [detach].
+func withCarrier(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), carrierKey{}, r.Context()))
 }

@@ -2,6 +2,7 @@ package toolmcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -352,5 +353,91 @@ func TestHTTPStateless(t *testing.T) {
 	}
 	if n := left(); n > 0 {
 		t.Errorf("%d sessions left open by stateless requests", n)
+	}
+}
+
+// A stateless request is the whole life of its calls: a client that closes
+// it cancels them, whatever its protocol version. Before 2026-07-28 the
+// SDK cancels nothing when a stateless request is closed (and a
+// notifications/cancelled comes in a request of its own, which reaches no
+// call), so a client of 2025-11-25 that gave up left the call running to
+// its end (20 s here). Real clients: the SDK's, whose cancelled call
+// closes its POST, and a plain HTTP client that closes its connection.
+func TestHTTPStatelessCancel(t *testing.T) {
+	const slow = 20 * time.Second
+	started, causes := make(chan struct{}, 1), make(chan error, 1)
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "slow", Description: "Takes 20 s unless cancelled.", Safety: tool.SafetyReadOnly, Timeout: time.Minute},
+		func(ctx context.Context, _ struct{}) (string, error) {
+			started <- struct{}{}
+			select {
+			case <-ctx.Done():
+				causes <- context.Cause(ctx)
+				return "", ctx.Err()
+			case <-time.After(slow):
+				causes <- nil
+				return "done", nil
+			}
+		}))
+	url, _ := serveHTTP(t, reg, nil, &HTTPOptions{Stateless: true})
+	wantCancelled := func(t *testing.T) {
+		t.Helper()
+		select {
+		case cause := <-causes:
+			if !errors.Is(cause, ErrCancelledByClient) {
+				t.Errorf("the call ended with cause %v, want ErrCancelledByClient", cause)
+			}
+		case <-time.After(slow / 2):
+			t.Errorf("the call still runs %v after its client closed the request", slow/2)
+			<-causes
+		}
+	}
+	for _, protocol := range protocols {
+		t.Run("the SDK's client at "+protocol, func(t *testing.T) {
+			cs := connectHTTP(t, url, nil, protocol)
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+				errc <- err
+			}()
+			<-started
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("client: %v", err)
+			}
+			wantCancelled(t)
+		})
+		t.Run("a plain HTTP client at "+protocol, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}`
+			if protocol >= mrtrProtocol {
+				body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol + `","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", protocol)
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "slow")
+			errc := make(chan error, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					err = fmt.Errorf("%s: %s", resp.Status, b)
+				}
+				errc <- err
+			}()
+			select {
+			case <-started:
+			case err := <-errc:
+				t.Fatalf("the call did not start: %v", err)
+			}
+			cancel()
+			<-errc
+			wantCancelled(t)
+		})
 	}
 }

@@ -1,8 +1,11 @@
 package toolmcp
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -33,8 +36,11 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxSessions bounds the sessions open at once. A client that would
 	// open one more gets 503 with Retry-After until one ends (or is
-	// reclaimed as idle). Zero means 10,000; negative, no bound. Requests
-	// on protocol 2026-07-28 and later open no session.
+	// reclaimed as idle). A request that opens one counts from when its
+	// body has been read, so clients that send their bodies slowly (or
+	// never finish them) take no session away from others. Zero means
+	// 10,000; negative, no bound. Requests on protocol 2026-07-28 and
+	// later open no session.
 	MaxSessions int
 	// MaxBodyBytes bounds the body of each request; a larger one gets 413.
 	// Zero means the SDK's default (4 MiB); negative, no bound.
@@ -91,7 +97,10 @@ func NewHTTPHandler(server *sdk.Server, opts *HTTPOptions) http.Handler {
 	if opts != nil {
 		o = *opts
 	}
-	h := &httpHandler{server: server, origins: http.NewCrossOriginProtection(), maxSessions: o.MaxSessions}
+	h := &httpHandler{server: server, origins: http.NewCrossOriginProtection(), maxSessions: o.MaxSessions, maxBodyBytes: o.MaxBodyBytes}
+	if h.maxBodyBytes == 0 {
+		h.maxBodyBytes = sdk.DefaultMaxRequestBodyBytes
+	}
 	for _, origin := range o.AllowedOrigins {
 		if err := h.origins.AddTrustedOrigin(origin); err != nil {
 			panic("toolmcp: HTTPOptions.AllowedOrigins: " + err.Error())
@@ -140,8 +149,9 @@ type httpHandler struct {
 	stateful  *sdk.StreamableHTTPHandler // nil: HTTPOptions.Stateless
 	stateless *sdk.StreamableHTTPHandler
 
-	maxSessions int
-	opening     atomic.Int64 // sessions being opened (their first POST in progress)
+	maxSessions  int
+	maxBodyBytes int64        // as the SDK bounds bodies; negative: no bound
+	opening      atomic.Int64 // sessions being opened (their first POST in progress)
 }
 
 // protocolVersionHeader is the header that carries the protocol version of
@@ -160,6 +170,13 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 		// This request opens a session (its initialize), unless it fails.
+		// Its body is read first: a client that sends it slowly, or never
+		// ends it, holds a connection (the http.Server's to bound) but no
+		// session slot, which it held for as long as it took: 20 such
+		// connections locked every new client out at MaxSessions 20.
+		if !h.readBody(w, r) {
+			return
+		}
 		if !h.reserveSession() {
 			w.Header().Set("Retry-After", strconv.Itoa(60))
 			http.Error(w, "Service Unavailable: this server has as many MCP sessions open as it allows; try again later", http.StatusServiceUnavailable)
@@ -188,6 +205,31 @@ func (h *httpHandler) checkOrigin(r *http.Request) error {
 		return fmt.Errorf("requests from origin %q are not allowed here (%v); a server that serves pages of that origin allows it with toolmcp.HTTPOptions.AllowedOrigins", r.Header.Get("Origin"), err)
 	}
 	return nil
+}
+
+// readBody reads the body of r into memory, within the bound on bodies,
+// and leaves it there for the SDK to read. It answers the request itself
+// (413, or 400) and reports false when the body cannot be read.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	body := io.Reader(r.Body)
+	if h.maxBodyBytes > 0 {
+		body = http.MaxBytesReader(w, r.Body, h.maxBodyBytes)
+	}
+	b, err := io.ReadAll(body)
+	_ = r.Body.Close()
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return false
+		}
+		http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return true
 }
 
 // reserveSession counts one more session being opened, if the sessions

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -439,5 +440,57 @@ func TestHTTPStatelessCancel(t *testing.T) {
 			<-errc
 			wantCancelled(t)
 		})
+	}
+}
+
+// A request that opens a session takes its slot of MaxSessions once its
+// body is read: connections that trickle their bodies (here as many as
+// the bound, one byte every 50 ms) do not lock a new client out. They did,
+// with 503, for as long as they trickled, and no session existed for the
+// idle timeout to reclaim.
+func TestHTTPSlowBodiesHoldNoSession(t *testing.T) {
+	const max = 20
+	url, _ := serveHTTP(t, sessionProbe(t), nil, &HTTPOptions{MaxSessions: max})
+	addr := strings.TrimPrefix(url, "http://")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(done); wg.Wait() })
+	sent := make(chan struct{}, max)
+	for range max {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", addr, len(initializeBody))
+			for i := range len(initializeBody) - 1 {
+				if _, err := conn.Write([]byte{initializeBody[i]}); err != nil {
+					return
+				}
+				if i == 0 {
+					sent <- struct{}{}
+				}
+				select {
+				case <-done:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			<-done // the last byte never comes
+		}()
+	}
+	for range max {
+		<-sent
+	}
+	time.Sleep(100 * time.Millisecond) // the handler has every request
+	cs := connectHTTP(t, url, nil, legacyProtocol)
+	if cs.ID() == "" {
+		t.Fatal("no session")
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("a new client while %d others trickle their bodies: %v", max, err)
 	}
 }

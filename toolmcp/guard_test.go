@@ -204,6 +204,10 @@ func FuzzGuard(f *testing.F) {
 		`{"a":"` + strings.Repeat("z", 300) + `"}`,
 		`{"a":1e999999,"b":01,"c":"\q"}`,
 		`null`, // not a message: dropped
+		"Server started on stdio\n" + `{"jsonrpc":"2.0","id":1,"result":{}}`, // a line that is not JSON ends the stream
+		"[INFO] listening\n",
+		`[{"jsonrpc":"2.0","method":"a"},oops]`,
+		"\xe2\x80\xae\x1b[31m" + strings.Repeat("é", 40),
 	} {
 		f.Add([]byte(s))
 	}

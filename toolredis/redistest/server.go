@@ -3,9 +3,12 @@
 // nothing saved to disk, stopped when the test ends.
 //
 // It runs the redis-server program found on PATH (Debian and Ubuntu: the
-// redis-server package). [New] skips the test, saying why, when no server
-// can be started, unless the environment variable TOOLBELT_REQUIRE_REDIS is
-// set (CI sets it), in which case it fails the test instead.
+// redis-server package). When no server can be started, [New] skips the
+// test with [tooltest.Need], saying why and how to install one, and the
+// package's TestMain, which must run its tests through [tooltest.Main],
+// fails the package at the end, naming the tests that did not run (set
+// tooltest.AllowSkipEnv to let them skip); with the environment variable
+// TOOLBELT_REQUIRE_REDIS set (CI sets it), New fails the test at once.
 package redistest
 
 import (
@@ -21,12 +24,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 // RequireEnv is the environment variable that turns [New]'s skip into a
 // failure, so that a CI machine that should have redis-server never skips
 // the tests that need it.
 const RequireEnv = "TOOLBELT_REQUIRE_REDIS"
+
+// Part is redis-server, as [tooltest.Need] names it.
+var Part = tooltest.Part{Name: "redis-server", Install: "apt-get install redis-server (Debian, Ubuntu)", Require: []string{RequireEnv}}
 
 // Server is a redis-server process the test started. Its methods are safe
 // for concurrent use.
@@ -41,17 +49,13 @@ type Server struct {
 }
 
 // New starts a server for the test and stops it when the test ends. If no
-// server can be started (no redis-server on PATH, say), it skips the test
-// with the reason, or fails it when [RequireEnv] is set.
+// server can be started (no redis-server on PATH, say), it ends the test
+// with [tooltest.Need]: a skip that the package's [tooltest.Main] reports,
+// or a failure when [RequireEnv] is set.
 func New(t testing.TB) *Server {
 	t.Helper()
 	s, err := Start()
-	if err != nil {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("redistest: %v (%s is set, so this is a failure, not a skip)", err, RequireEnv)
-		}
-		t.Skipf("redistest: %v; install redis-server (Debian: apt-get install redis-server) to run this test", err)
-	}
+	tooltest.Need(t, Part, err)
 	t.Cleanup(s.Close)
 	return s
 }

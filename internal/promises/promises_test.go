@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 // The promises, each stated once; every cell of the table checks each one
@@ -196,7 +198,7 @@ func result(t *testing.T) string {
 
 // TestMain prints every combination covered, so that CI's log names them.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := tooltest.Main(m).Run()
 	covered.mu.Lock()
 	counts := map[string]int{}
 	for _, c := range covered.cells {

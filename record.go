@@ -21,20 +21,35 @@ import (
 // [tooltest.TestRecordStore] checks one against this contract.
 //
 // Every failure fails closed: an error from Claim means the call does not
-// run (whether it ran before cannot be told), and an error from Replace
+// run (whether it ran before cannot be told), and an error from Record
 // leaves the claim until it expires, so that a twin is refused rather
 // than run a second time.
+//
+// A store must never forget a claim before it expires: that would let a
+// twin run the call a second time. A full store refuses a new claim
+// instead (an error wrapping [ErrRecordStoreFull]). It may forget a record
+// to make room (a repeat of that call then runs again). A store that may
+// have lost what it kept (a restart without persistence, an eviction)
+// refuses claims, with an error wrapping [ErrStoreLostData], for as long
+// as a claim or record it lost could still matter.
 type RecordStore interface {
-	// Claim keeps value under session and id until expires and reports
-	// true, if nothing unexpired is kept there; otherwise it changes
-	// nothing, and returns what is kept and false. Of concurrent claims of
-	// one session and id, exactly one wins.
+	// Claim keeps value, a claim, under session and id until expires and
+	// reports true, if nothing unexpired is kept there; otherwise it
+	// changes nothing, and returns what is kept and false. Of concurrent
+	// claims of one session and id, exactly one wins.
 	Claim(ctx context.Context, session, id, value string, expires time.Time) (kept string, claimed bool, err error)
-	// Replace keeps value under session and id until expires, in place of
-	// old, and reports true, if what is kept there is old; otherwise it
-	// changes nothing and reports false. An expiry already past removes
-	// the entry.
+	// Replace keeps value, still a claim, under session and id until
+	// expires, in place of old, and reports true, if what is kept there is
+	// old; otherwise it changes nothing and reports false. An expiry
+	// already past removes the entry. The pipeline gives a claim back
+	// with it.
 	Replace(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
+	// Record keeps value, the record of a call that ended, under session
+	// and id until expires, in place of the claim old, and reports true,
+	// if what is kept there is old; otherwise it changes nothing and
+	// reports false. Unlike a claim, a record may be forgotten before it
+	// expires to make room.
+	Record(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
 }
 
 // defaultRecordFor is how long a record is kept when RegistryOptions
@@ -108,7 +123,7 @@ func answerOrRecord[C any](ctx context.Context, rt *runtimeConfig, call *Call[C]
 	if value, err := encodeRecord(&mine, res); err == nil {
 		exp := time.Now().Add(rt.recordFor)
 		_, _ = callHook(context.WithoutCancel(ctx), rt, func(ctx context.Context) error {
-			_, err := store.Replace(ctx, session, id, string(claim), value, exp)
+			_, err := store.Record(ctx, session, id, string(claim), value, exp)
 			return err
 		})
 	}

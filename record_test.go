@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -199,28 +200,43 @@ func TestTwinOfARunningCall(t *testing.T) {
 	})
 }
 
-// recordStoreFunc adapts functions to tool.RecordStore.
+// recordStoreFunc is a tool.RecordStore whose methods are the functions
+// set, and the embedded store's for those left nil.
 type recordStoreFunc struct {
+	tool.RecordStore
 	claim   func(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error)
 	replace func(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
+	record  func(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
 }
 
 func (s recordStoreFunc) Claim(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error) {
+	if s.claim == nil {
+		return s.RecordStore.Claim(ctx, session, id, value, expires)
+	}
 	return s.claim(ctx, session, id, value, expires)
 }
 
 func (s recordStoreFunc) Replace(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	if s.replace == nil {
+		return s.RecordStore.Replace(ctx, session, id, old, value, expires)
+	}
 	return s.replace(ctx, session, id, old, value, expires)
+}
+
+func (s recordStoreFunc) Record(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	if s.record == nil {
+		return s.RecordStore.Record(ctx, session, id, old, value, expires)
+	}
+	return s.record(ctx, session, id, old, value, expires)
 }
 
 func TestRecordStoreFaults(t *testing.T) {
 	mem := tool.NewMemoryRecordStore(0)
 	t.Run("a store that fails: the call does not run", func(t *testing.T) {
-		r := newRecorded(t, &tool.RegistryOptions{Records: recordStoreFunc{
+		r := newRecorded(t, &tool.RegistryOptions{Records: recordStoreFunc{RecordStore: mem,
 			claim: func(context.Context, string, string, string, time.Time) (string, bool, error) {
 				return "", false, errors.New("redis: i/o timeout")
 			},
-			replace: mem.Replace,
 		}})
 		res := r.call("c1", "conv", "write", `{"line":"a"}`)
 		tooltest.WantStatus(t, res, tool.StatusFailed)
@@ -229,12 +245,11 @@ func TestRecordStoreFaults(t *testing.T) {
 		assert.Equal(t, int32(0), r.writes.Load())
 	})
 	t.Run("a store that hangs: the call ends by the hook timeout, unrun", func(t *testing.T) {
-		r := newRecorded(t, &tool.RegistryOptions{HookTimeout: 20 * time.Millisecond, Records: recordStoreFunc{
+		r := newRecorded(t, &tool.RegistryOptions{HookTimeout: 20 * time.Millisecond, Records: recordStoreFunc{RecordStore: mem,
 			claim: func(ctx context.Context, _, _, _ string, _ time.Time) (string, bool, error) {
 				<-ctx.Done()
 				return "", false, ctx.Err()
 			},
-			replace: mem.Replace,
 		}})
 		tooltest.WantStatus(t, r.call("c1", "conv", "write", `{"line":"a"}`), tool.StatusFailed)
 		assert.Equal(t, int32(0), r.writes.Load())
@@ -256,4 +271,33 @@ func TestRecordStoreFaults(t *testing.T) {
 		tooltest.WantOK(t, res)
 		assert.False(t, res.FromRecord)
 	})
+}
+
+func TestRunningCallIsNeverDropped(t *testing.T) {
+	// A small store: a session holds 4 KiB, four records of the long tool.
+	r := newRecorded(t, &tool.RegistryOptions{Records: tool.NewMemoryRecordStore(64 << 10)})
+	r.gate = make(chan struct{})
+	first := make(chan *tool.Result)
+	go func() { first <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+	<-r.entered // c1 runs
+	for i := range 40 {
+		res := r.call(fmt.Sprint("other-", i), "conv", "long", `{}`)
+		tooltest.WantOK(t, res)
+	}
+	twin := make(chan *tool.Result)
+	go func() { twin <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+	select {
+	case <-r.entered:
+		t.Error("the twin ran the tool while the first call still ran: its claim was dropped to make room")
+		r.gate <- struct{}{}
+	case res := <-twin:
+		t.Fatalf("the twin did not wait: %v %s", res.Status, res.Text())
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(r.gate)
+	tooltest.WantOK(t, <-first)
+	res := <-twin
+	tooltest.WantOK(t, res)
+	assert.True(t, res.FromRecord)
+	assert.Equal(t, int32(1), r.writes.Load(), "the tool body ran twice")
 }

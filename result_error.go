@@ -109,6 +109,10 @@ var (
 	// ErrRecordStore wraps the error of a [RecordStore] that could not say
 	// whether the call ran before: the call did not run (StatusFailed).
 	ErrRecordStore = errors.New("tool: the call's record could not be checked")
+	// ErrRecordStoreFull is wrapped by the error of a [RecordStore] whose
+	// room for the session (or for all) is taken by calls in progress,
+	// which it never forgets: the call did not run (StatusFailed).
+	ErrRecordStoreFull = errors.New("tool: the record store is full of calls in progress")
 	// ErrFromRecord is the cause of a call answered from the record of an
 	// earlier one that did not succeed; the earlier cause's text is
 	// wrapped with it (Result.FromRecord).

@@ -233,9 +233,14 @@ func conflictResult(name string, cause error) *Result {
 	return failed(StatusConflict, cause, msg)
 }
 
+// recordFailedResult is the result of a call whose record store did not
+// say whether it ran before: the store failed, or is full.
 func recordFailedResult(name string, err error) *Result {
-	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err),
-		"The call to "+name+" did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again shortly.")
+	msg := "The call to " + name + " did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again shortly."
+	if errors.Is(err, ErrRecordStoreFull) {
+		msg = "The call to " + name + " did not run: this conversation has too many calls in progress to keep track of another. Try again when some have finished."
+	}
+	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err), msg)
 }
 
 // recordedCause is the host-side cause of a failed call answered from its

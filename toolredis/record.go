@@ -69,6 +69,11 @@ func (s *RecordStore) Replace(ctx context.Context, session, id, old, value strin
 	})
 }
 
+// Record implements [tool.RecordStore].
+func (s *RecordStore) Record(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	return s.Replace(ctx, session, id, old, value, expires)
+}
+
 func (s *RecordStore) tooLarge(n int) error {
 	return fmt.Errorf("toolredis: a record of %d bytes is over the %d bytes one may hold", n, s.c.maxRecord)
 }

@@ -34,20 +34,39 @@ func TestRecordStoreKeysAndBounds(t *testing.T) {
 	ns := namespace()
 	s := toolredis.NewRecordStore(rdb, &toolredis.Options{Namespace: ns, MaxRecordBytes: 1000})
 	expires := time.Now().Add(90 * time.Minute)
-	_, ok, err := s.Claim(ctx, strings.Repeat("s", 5000), strings.Repeat("i", 5000), "claim", expires)
+	session, id := strings.Repeat("s", 5000), strings.Repeat("i", 5000)
+	_, ok, err := s.Claim(ctx, session, id, "claim", expires)
 	require.NoError(t, err)
 	require.True(t, ok)
-	got := keys(t, rdb, ns)
-	require.Len(t, got, 1)
-	assert.Len(t, got[0], len(ns)+len(":record:")+64, "a hash, whatever the session and ID")
-	ttl, err := rdb.PTTL(ctx, got[0]).Result()
+	ok, err = s.Record(ctx, session, id, "claim", "record", expires)
 	require.NoError(t, err)
-	assert.InDelta(t, 90*time.Minute, ttl, float64(time.Minute))
-	ok, err = s.Replace(ctx, strings.Repeat("s", 5000), strings.Repeat("i", 5000), "claim", strings.Repeat("x", 1001), expires)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "1000 bytes")
-	assert.False(t, ok)
-	kept, _, err := s.Claim(ctx, strings.Repeat("s", 5000), strings.Repeat("i", 5000), "again", expires)
+	require.True(t, ok)
+	// The entry, the session's records and costs (its set of claims is
+	// empty), the bucket's marker, all with one hash tag: one slot of a
+	// cluster.
+	got := checkKeys(t, rdb, ns, expires)
+	assert.Len(t, got, 4, "%q", got)
+	for _, k := range got {
+		assert.Contains(t, k, got[0][strings.Index(got[0], "{"):strings.Index(got[0], "}")+1])
+	}
+
+	_, ok, err = s.Claim(ctx, session, "other", "claim", expires)
+	require.NoError(t, err)
+	require.True(t, ok)
+	for _, op := range []func() (bool, error){
+		func() (bool, error) {
+			return s.Replace(ctx, session, "other", "claim", strings.Repeat("x", 1001), expires)
+		},
+		func() (bool, error) {
+			return s.Record(ctx, session, "other", "claim", strings.Repeat("x", 1001), expires)
+		},
+	} {
+		ok, err := op()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "1000 bytes")
+		assert.False(t, ok)
+	}
+	kept, _, err := s.Claim(ctx, session, "other", "again", expires)
 	require.NoError(t, err)
 	assert.Equal(t, "claim", kept, "a refused record leaves the claim")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -99,9 +100,32 @@ func tag(b int) string { return "{" + strconv.FormatInt(int64(0x1000+b), 16)[1:]
 // guard finds out whether Redis may have lost what a store kept there.
 // It is safe for concurrent use.
 type guard struct {
-	c       *config
-	longest atomic.Int64 // the longest lifetime of a claim kept, in ms
+	c *config
+	*memory
+}
+
+// memory is what this process knows of a namespace's markers on one
+// client, which every store of them shares (guardMemory): the longest
+// lifetime of a claim any of them kept, so that after a loss the claims of
+// all are refused for as long as any could matter; and the buckets whose
+// marker it saw, so that a marker gone is known to be lost.
+type memory struct {
+	longest atomic.Int64 // ms
 	seen    [guardBuckets]atomic.Bool
+}
+
+// memories holds the memory of each client and namespace.
+var memories sync.Map // of memoryKey to *memory
+
+type memoryKey struct {
+	client    redis.UniversalClient
+	namespace string
+}
+
+// newGuard returns the guard of a store with configuration c.
+func newGuard(c *config) guard {
+	m, _ := memories.LoadOrStore(memoryKey{c.client, c.namespace}, &memory{})
+	return guard{c: c, memory: m.(*memory)}
 }
 
 // marker is the key of bucket b's marker.
@@ -199,13 +223,15 @@ func persists(ctx context.Context, c redis.UniversalClient, key string) (bool, e
 		}
 		return ask(n)
 	case *redis.Ring:
-		all := true
+		var not atomic.Bool // ForEachShard asks them at once
 		err := c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error {
 			ok, err := ask(n)
-			all = all && ok
+			if !ok {
+				not.Store(true)
+			}
 			return err
 		})
-		return all && err == nil, err
+		return !not.Load() && err == nil, err
 	}
 	return false, errors.New("a client of an unknown kind cannot be asked")
 }

@@ -54,7 +54,7 @@ const maxGivingBack = 256
 // nil.
 func NewApprovalStore(c redis.UniversalClient, opts *Options) *ApprovalStore {
 	m := &ApprovalStore{c: newConfig(c, opts), backs: make(chan struct{}, maxGivingBack)}
-	m.g.c = &m.c
+	m.g = newGuard(&m.c)
 	return m
 }
 
@@ -181,11 +181,13 @@ local why = guard(KEYS[1], ARGV[1])
 if why then return 'guard ' .. why end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local exp = tonumber(ARGV[3])
 if exp <= now then return 'claimed' end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 'full' end
+if redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') >= tonumber(ARGV[4]) then return 'full' end
+-- The first write: a Redis at maxmemory refuses it, and so the claim
+-- (Redis lets a script's later writes through once one was made).
 redis.call('SET', KEYS[3], ARGV[5], 'PXAT', exp)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 redis.call('ZADD', KEYS[2], exp, ARGV[2])
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[2], last[2])

@@ -60,7 +60,7 @@ const recordSlack = 128
 // cluster or a ring). opts may be nil. It panics if c is nil.
 func NewRecordStore(c redis.UniversalClient, opts *Options) *RecordStore {
 	s := &RecordStore{c: newConfig(c, opts)}
-	s.g.c = &s.c
+	s.g = newGuard(&s.c)
 	return s
 }
 
@@ -122,9 +122,10 @@ func (s *RecordStore) Claim(ctx context.Context, session, id, value string, expi
 			again = false
 		}
 	})
-	if err == nil && r.claimed {
-		s.g.lived(expires)
-	}
+	// A claim's own lifetime is not noted (s.g.lived): a claim lost before
+	// its call started is harmless, since the call starts only if it
+	// still holds the claim (tool.RecordStore). What must outlive a loss
+	// is a started claim or a record, kept by Replace or Record.
 	return r.kept, r.claimed, err
 }
 
@@ -166,6 +167,8 @@ func (s *RecordStore) Record(ctx context.Context, session, id, old, value string
 		return false, err
 	case n < 0:
 		return false, fmt.Errorf("toolredis: the session's calls in progress leave no room for a record of %d bytes (Options.MaxSessionRecordBytes is %d): %w", len(value), s.c.maxSessionRecord, tool.ErrRecordStoreFull)
+	case n == 1:
+		s.g.lived(expires)
 	}
 	return n == 1, nil
 }
@@ -245,6 +248,9 @@ local why = guard(KEYS[1], ARGV[1])
 if why then return {'guard', why} end
 local t, exp, cost = now(), tonumber(ARGV[3]), tonumber(ARGV[5])
 if exp <= t then return {'claimed'} end
+-- The first write: a Redis at maxmemory refuses it, and so the claim
+-- (Redis lets a script's later writes through once one was made).
+redis.call('SET', KEYS[2], ARGV[2], 'PXAT', exp)
 sweep(KEYS[3], KEYS[4], KEYS[5], t)
 if redis.call('HEXISTS', KEYS[5], KEYS[2]) == 1 then
   forget(KEYS[5], KEYS[2])
@@ -252,9 +258,9 @@ if redis.call('HEXISTS', KEYS[5], KEYS[2]) == 1 then
   redis.call('LREM', KEYS[4], 1, KEYS[2])
 end
 if not room(KEYS[4], KEYS[5], cost, tonumber(ARGV[4])) then
+  redis.call('DEL', KEYS[2])
   return {'full', redis.call('HGET', KEYS[5], 'used') or '0'}
 end
-redis.call('SET', KEYS[2], ARGV[2], 'PXAT', exp)
 redis.call('ZADD', KEYS[3], exp, KEYS[2])
 redis.call('HSET', KEYS[5], KEYS[2], cost)
 redis.call('HINCRBY', KEYS[5], 'used', cost)
@@ -285,8 +291,9 @@ return 1
 `
 
 var (
-	// replaceRecordScript is luaReplace, refused by a Redis at maxmemory.
-	replaceRecordScript = redis.NewScript(`redis.replicate_commands()` + luaReplace)
+	// replaceRecordScript is luaReplace, refused whole by a Redis at
+	// maxmemory (its flags, none, say so).
+	replaceRecordScript = redis.NewScript("#!lua\n" + luaReplace)
 	// replaceSmallRecordScript is luaReplace for a claim at most
 	// recordSlack bytes longer than the one it replaces, let through by a
 	// Redis at maxmemory (the allow-oom flag, Redis 7): the pipeline must
@@ -299,8 +306,9 @@ var (
 // with cost ARGV[4], in place of the claim ARGV[1], and returns 1, if
 // ARGV[1] is kept there as a claim; 0 if not; -1 if the session's claims
 // leave no room for it in the bound ARGV[5]. The session's oldest records
-// are dropped to make room.
-var recordScript = redis.NewScript(`redis.replicate_commands()` + luaRecords + `
+// are dropped to make room. Its flags (none) have a Redis at maxmemory
+// refuse it whole: a record may be large.
+var recordScript = redis.NewScript("#!lua\n" + luaRecords + `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] or not redis.call('ZSCORE', KEYS[2], KEYS[1]) then return 0 end
 local t, exp, cost = now(), tonumber(ARGV[3]), tonumber(ARGV[4])
 if exp <= t then

@@ -88,6 +88,7 @@ type callState[C any] struct {
 	events   *emitter      // events: the call's observers, nil without any (event_emitter.go)
 	args     argsState     // preflight: the arguments and what preflight made of them (preflight.go)
 	page     *pageScope    // preflight's cursor check: a paginated call's page (preflight_cursor.go)
+	record   recordState   // record: the call's hold on its ID, made long when the tool starts (record.go)
 	approval approvalState // approval: the answer a resumed call carries, the seal, what a dry run found (approval_seal.go)
 }
 

@@ -241,18 +241,31 @@ func editInvalidResult(name string, invalid *Result) *Result {
 // record
 
 // conflictResult is the result of a call whose ID an earlier call of the
-// session holds: with other arguments, or still running.
+// session holds: with other arguments, still in progress, or run with its
+// result lost.
 func conflictResult(name string, cause error) *Result {
 	msg := "The call to " + name + " did not run: a call with the same ID was already made in this conversation with other arguments. Make it again as a new call."
-	if cause == ErrCallInFlight {
-		msg = "The call to " + name + " did not run again: a call with the same ID is still running, or was interrupted before it finished, so its result is not known. Check whether it took effect before making it again as a new call."
+	switch cause {
+	case ErrCallInFlight:
+		msg = "The call to " + name + " did not run again: a call with the same ID is still in progress, so its result is not known yet. Check whether it took effect before making it again as a new call."
+	case ErrCallUnrecorded:
+		msg = "The call to " + name + " did not run again: a call with the same ID already ran, but its result could not be kept, so it is not known. Check whether it took effect before making it again as a new call."
 	}
 	return failed(StatusConflict, cause, msg)
 }
 
+// recordFailedResult is the result of a call whose record store did not
+// say whether it ran before: the store failed, is full, or may have lost
+// what it kept.
 func recordFailedResult(name string, err error) *Result {
-	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err),
-		"The call to "+name+" did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again shortly.")
+	msg := "The call to " + name + " did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again in a few seconds."
+	switch {
+	case errors.Is(err, ErrStoreLostData):
+		msg = "The call to " + name + " did not run: the store that remembers which calls already ran may have lost what it held, so whether this call already ran cannot be told. This is not a problem with your arguments; tell the user, and check whether it took effect before making it again."
+	case errors.Is(err, ErrRecordStoreFull):
+		msg = "The call to " + name + " did not run: this conversation has too many calls in progress to keep track of another. Try again when some have finished."
+	}
+	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err), msg)
 }
 
 // recordedCause is the host-side cause of a failed call answered from its

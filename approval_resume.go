@@ -102,6 +102,12 @@ type PendingApproval struct {
 //     StatusDenied, [ErrApprovalState]; the model reads "its approval
 //     answer could not be checked". A claim that cannot be recorded runs
 //     nothing.
+//   - Store lost: the store may have lost what it held (a Redis restarted
+//     without persistence, flushed, or evicting keys), so whether the
+//     answer was used before cannot be told; it fails closed.
+//     StatusDenied, [ErrApprovalState] wrapping [ErrStoreLostData]; the
+//     model reads "the store of approval answers may have lost what it
+//     held".
 //   - Cancelled: the call's context ended before the claim was recorded.
 //     [StatusCanceled] ([StatusTimedOut] when its deadline passed), the
 //     context's cause; the model reads "was cancelled while it waited for
@@ -186,6 +192,8 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	case err != nil && ctx.Err() != nil:
 		// The claim was cut short by the call's end, not refused.
 		return canceledWaitingResult(ctx, call.Name)
+	case errors.Is(err, ErrStoreLostData):
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyStoreLost)
 	case err != nil:
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyUnchecked)
 	case !first:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -161,6 +162,9 @@ func resumeCases() []resumeCase {
 		{outcome: "Unchecked", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
 			o.Store = claimFails{tool.NewMemoryApprovalStore(0)}
 		}, resume: answer(allow), want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState}, says: "its approval answer could not be checked"},
+		{outcome: "Store lost", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Store = claimLost{tool.NewMemoryApprovalStore(0)}
+		}, resume: answer(allow), want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, tool.ErrStoreLostData}, says: "the store of approval answers may have lost what it held"},
 		{outcome: "Cancelled", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
 			o.Store = claimWaits{tool.NewMemoryApprovalStore(0)}
 		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
@@ -193,6 +197,14 @@ type claimFails struct{ tool.ApprovalStore }
 
 func (claimFails) Claim(context.Context, string, string, time.Time) (bool, error) {
 	return false, errors.New("the store is down")
+}
+
+// claimLost is a store that may have lost its claims (a Redis restarted
+// without persistence).
+type claimLost struct{ tool.ApprovalStore }
+
+func (claimLost) Claim(context.Context, string, string, time.Time) (bool, error) {
+	return false, fmt.Errorf("redis restarted: %w", tool.ErrStoreLostData)
 }
 
 // claimWaits is a store whose claims wait for the call's context.

@@ -161,6 +161,7 @@ const (
 	whyArgsChanged = "its arguments changed after they were approved"
 	whyUnchecked   = "its approval answer could not be checked"
 	whyUsed        = "its approval answer was already used"
+	whyStoreLost   = "its approval answer could not be checked: the store of approval answers may have lost what it held, so whether the answer was used before cannot be told; ask the user again"
 )
 
 func whyPolicy(s Safety) string {

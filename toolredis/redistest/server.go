@@ -84,9 +84,7 @@ func New(t testing.TB) *Server { t.Helper(); return NewWith(t, Config{}) }
 func NewWith(t testing.TB, cfg Config) *Server {
 	t.Helper()
 	s, err := StartWith(cfg)
-	if err != nil {
-		Unavailable(t, err)
-	}
+	tooltest.Need(t, Part, err)
 	t.Cleanup(s.Close)
 	return s
 }

@@ -82,7 +82,9 @@ func addConformanceTasks(server *sdk.Server, reg *tool.Registry[struct{}]) (*too
 				return fmt.Sprintf("got %v and %v", name("first"), name("second")), nil
 			}),
 		tool.New(readOnly("test_tool_with_task", "Asks for a name, then greets it as a task.", tool.TaskMust),
-			func(_ context.Context, in greetIn) (string, error) { return "Hello from the task, " + in.Name + "!", nil }),
+			func(_ context.Context, in greetIn) (string, error) {
+				return "Hello from the task, " + in.Name + "!", nil
+			}),
 	)
 	if err != nil {
 		return nil, err

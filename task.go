@@ -208,6 +208,8 @@ type Tasks[C any] struct {
 
 	mu     sync.Mutex
 	local  map[string]*taskRun // tasks this process runs, by ID
+	ended  [64]string          // the last tasks that ended here (Await reads them again at once)
+	endedN int
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -322,6 +324,8 @@ func (t *Tasks[C]) run(ctx context.Context, state C, req Request, r *taskRun) {
 	defer func() {
 		t.mu.Lock()
 		delete(t.local, r.id)
+		t.ended[t.endedN%len(t.ended)] = r.id
+		t.endedN++
 		t.mu.Unlock()
 		r.cancel(nil)
 		close(r.done)
@@ -444,11 +448,14 @@ func (t *Tasks[C]) Await(ctx context.Context, session, id string) (*Task, error)
 			return task, err
 		}
 		t.mu.Lock()
-		r := t.local[id]
+		r, ran := t.local[id], t.ranHere(id)
 		t.mu.Unlock()
 		var done <-chan struct{}
-		if r != nil {
+		switch {
+		case r != nil:
 			done = r.done
+		case ran:
+			continue // it ran here and has ended since the read: its end is written
 		}
 		select {
 		case <-ctx.Done():
@@ -457,6 +464,16 @@ func (t *Tasks[C]) Await(ctx context.Context, session, id string) (*Task, error)
 		case <-tick.C:
 		}
 	}
+}
+
+// ranHere reports whether task id ended here lately; t.mu is held.
+func (t *Tasks[C]) ranHere(id string) bool {
+	for _, e := range t.ended {
+		if e == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Cancel asks the task to stop: its call's context is cancelled with

@@ -411,3 +411,38 @@ func TestTaskConcurrentUpdates(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkTask is the cost of running a call as a task (start it, await
+// its result from the memory store) against the plain call of the same
+// tool, in the same run: docs/speed.md quotes the ratio.
+func BenchmarkTask(b *testing.B) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "echo", Description: "Echoes.", Safety: tool.SafetyReadOnly, Task: tool.TaskMay},
+		func(_ context.Context, in struct {
+			Text string `json:"text"`
+		}) (string, error) {
+			return in.Text, nil
+		}))
+	ts := tool.NewTasks(reg, &tool.TaskOptions{MaxSessionTasks: -1, MaxSessionBytes: -1})
+	defer ts.Close()
+	ctx := context.Background()
+	req := tool.Request{Name: "echo", Args: json.RawMessage(`{"text":"hello"}`), Session: "bench"}
+	b.Run("call", func(b *testing.B) {
+		for b.Loop() {
+			if res := reg.Call(ctx, struct{}{}, req); res.Status != tool.StatusOK {
+				b.Fatal(res.Text())
+			}
+		}
+	})
+	b.Run("task", func(b *testing.B) {
+		for b.Loop() {
+			task, err := ts.Start(ctx, struct{}{}, req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if task, err = ts.Await(ctx, "bench", task.ID); err != nil || task.Status != tool.TaskCompleted {
+				b.Fatal(err, task.Status)
+			}
+		}
+	})
+}

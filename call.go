@@ -54,6 +54,10 @@ type Request struct {
 	// Middlewares of your own see Call.DryRun, and should do nothing a
 	// dry run must not.
 	DryRun bool
+
+	// task is set by [Tasks] on the call a task runs: the tool gets its
+	// TaskTimeout and may ask for input ([AskInput]).
+	task *taskRun
 }
 
 // Call is one call on its way through the pipeline: what middlewares and
@@ -90,6 +94,7 @@ type callState[C any] struct {
 	page     *pageScope    // preflight's cursor check: a paginated call's page (preflight_cursor.go)
 	record   recordState   // record: the call's hold on its ID, made long when the tool starts (record.go)
 	approval approvalState // approval: the answer a resumed call carries, the seal, what a dry run found (approval_seal.go)
+	asTask   bool          // deadline: the call runs as a task, with the tool's TaskTimeout (task.go)
 }
 
 // newCall is the call lookup hands the pipeline.
@@ -98,6 +103,7 @@ func newCall[C any](e *entry[C], state C, req *Request, events *emitter) *Call[C
 		entry: e, events: events,
 		args:     argsState{raw: req.Args, nullMeansAbsent: req.NullMeansAbsent},
 		approval: approvalState{answer: req.Approval, returnPending: req.ReturnPending},
+		asTask:   req.task != nil,
 	}}
 }
 

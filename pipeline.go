@@ -26,7 +26,7 @@ func pipeline[C any](mws []Middleware[C]) Handler[C] {
 		sealStage[C],      // seal: changed arguments go back through preflight; what changed after approval does not run (approval_seal.go)
 		dryRunStage[C],    // dry run: ends a dry run with what would run and how approval found it (dryrun.go)
 		limitStage[C],     // limit: the tool's CallLimits; a call waits for a place or is refused (limit.go)
-		deadlineStage[C],  // deadline: the tool's context, with its time limit, idle limit and progress (deadline.go)
+		deadlineStage[C],  // deadline: the tool's context, with its time limit (TaskTimeout for a task, task.go), idle limit and progress (deadline.go)
 		outputStage[C],    // output: on the way back, the model view escaped and capped, the cut part spilled (output.go)
 	)(runStage[C]) // run: makes the record stage's hold last the tool's time limit, then the tool, on a goroutine other than the caller's; marks its result as one that ran (run.go)
 }

@@ -613,3 +613,33 @@ func showPointer(p string) string {
 	}
 	return text.Clean(text.Cut(p, 200))
 }
+
+// tasks (task.go, task_follow.go)
+
+func taskResultTooLarge(name string) string {
+	return "The call to " + name + " ran as a task, but its result is larger than this conversation may keep, so it is lost. " +
+		"Do not run it again for the same result; narrow the request."
+}
+
+func taskNotStarted(name string) string {
+	return "The call to " + name + " could not start as a task: this conversation has as many tasks as it may keep. " +
+		"Wait for one to finish, then call it again."
+}
+
+func taskGoesOn(name, id string) string {
+	return "The call to " + name + " is still running, as task " + id + ". Its result will be given to you when it ends, " +
+		"in a later turn: do not call it again, and do not wait for it; go on with what does not depend on it."
+}
+
+func taskNote(task *Task) string {
+	head := "Task " + task.ID + " (the call to " + task.Tool + ") "
+	switch {
+	case task.Status == TaskCompleted && task.Result != nil:
+		return head + "has ended. Its result:\n" + task.Result.Text()
+	case task.Status == TaskCancelled:
+		return head + "was cancelled before it ended."
+	default:
+		return head + "failed, with no result: the process running it stopped or the tool crashed. " +
+			"It did not finish; tell the user, and call it again only if they ask."
+	}
+}

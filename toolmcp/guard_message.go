@@ -245,6 +245,7 @@ func (l *limits) result(s *jsonScanner, w *bytes.Buffer) error {
 	if problem != nil {
 		return problem
 	}
+	members = taskMeta(members) // a CreateTaskResult's task, which the SDK would drop (task_remote.go)
 	if tools {
 		add := map[string]any{metaGuarded: true}
 		if toolsOut > 0 {

@@ -171,8 +171,10 @@ func TestRemoteToolsNeedGuard(t *testing.T) {
 	}
 }
 
-// A tool the server runs only as a task is never offered; tools that may
-// run as tasks, or not, are.
+// A tool the server runs only as a task is never offered on a session
+// before protocol 2026-07-28, whose tasks (SEP-1686) toolmcp does not
+// follow; tools that may run as tasks, or not, are. (TestRemoteTaskTools
+// calls one at 2026-07-28.)
 func TestRemoteTaskRequiredLeftOut(t *testing.T) {
 	h := &hostile{page: tools(
 		plainTool("plain"),

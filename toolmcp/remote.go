@@ -153,10 +153,19 @@ func (e *RemoteError) Error() string {
 // Such a tool: one the guard could not read within its bounds, one whose
 // input schema is over the bounds of opts or does not compile, or holds a
 // control, invisible or reordering character in a key or value (data the
-// tool takes as it is, which cannot be escaped as a description is), one
-// the server runs only as a task (execution.taskSupport "required":
-// toolmcp does not support the tasks extension, and the model must not be
-// offered a tool it can never call).
+// tool takes as it is, which cannot be escaped as a description is).
+//
+// A tool the server runs only as a task (execution.taskSupport
+// "required", which only a [Guard]ed transport reads) is called as one,
+// on a session of protocol 2026-07-28 or later (earlier ones had another
+// form of tasks, SEP-1686, which toolmcp does not follow: there it is
+// left out):
+// the call declares the tasks extension (SEP-2663) and follows the task
+// until it ends, with tasks/get (the session's client must come from
+// [NewClient]); cancelling the call cancels the task (tasks/cancel).
+// A question the task asks is relayed to the client following this call
+// when the call itself runs as a task ([tool.AskInput]), and otherwise
+// cancels the task. Its Definition's Task is TaskMay.
 //
 // The list is read once, at most MaxPages pages and MaxTools tools: when
 // it is cut there, or the server repeats a page's cursor, or a page after
@@ -253,6 +262,7 @@ type remoteTool struct {
 	def     tool.Definition
 	problem error // why the tool cannot be used
 	note    error // what was left out of a tool that can (its output schema)
+	task    bool  // the server runs it only as a task (task_remote.go)
 }
 
 func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOptions) *remoteTool {
@@ -271,7 +281,10 @@ func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOp
 		errs = append(errs, errors.New(reason))
 	}
 	if ts, _ := t.Meta[metaTaskSupport].(string); ts == "required" {
-		errs = append(errs, errors.New(`the server runs it only as a task (execution.taskSupport "required"), and toolmcp does not support the tasks extension, so it could never be called`))
+		if err := followsTasks(cs); err != nil {
+			errs = append(errs, err)
+		}
+		rt.task, d.Task = true, tool.TaskMay // followed as a task (task_remote.go), and long: may run as one here too
 	}
 	var err error
 	if d.InputSchema, err = remoteSchema(t.InputSchema, o, false); err != nil {
@@ -514,6 +527,9 @@ func (t *remoteTool) CheckDefinition() error { return t.problem }
 func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
+	}
+	if t.task {
+		return t.runTask(ctx, args)
 	}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
 	token, release := routeProgress(t.cs, func(p *sdk.ProgressNotificationParams) {

@@ -60,6 +60,15 @@ type Options[C any] struct {
 	// its approval counts. Zero means [DefaultMaxSessionCalls]; negative,
 	// no bound.
 	MaxSessionCalls int
+	// Tasks, if set, serves MCP's tasks extension (SEP-2663, task.go): to
+	// a client that declares it, a tools/call of a tool that may or must
+	// run as a task ([tool.Definition].Task) is answered at once with a
+	// task handle, run by Tasks, and followed with tasks/get, tasks/update
+	// and tasks/cancel; other clients get a plain call (and an error for a
+	// tool that must run as a task). Its tasks must be of reg, and its
+	// TaskOptions.Answerer should be [Answerer], so that [Approver]'s
+	// questions reach the client as the task's input requests.
+	Tasks *tool.Tasks[C]
 }
 
 // DefaultMaxSessionCalls is the default of [Options.MaxSessionCalls].
@@ -120,6 +129,9 @@ func AddTools[C any](server *sdk.Server, reg *tool.Registry[C], opts *Options[C]
 		s.watch = &sessionWatch{ended: s.opts.SessionEnded}
 	}
 	server.AddReceivingMiddleware(s.middleware)
+	if s.opts.Tasks != nil {
+		s.serveTasks() // tasks extension (task.go)
+	}
 	s.cancelWatch = reg.OnChange(s.sync)
 	s.sync()
 	return s.remove

@@ -33,6 +33,7 @@ func frontends() []frontend {
 	fs := []frontend{
 		{name: "Registry.Call", callIDs: true, resumes: true, call: direct},
 		{name: "CallBatch", callIDs: true, resumes: true, call: batch},
+		taskFrontend(),
 	}
 	fs = append(fs, mcpFrontends()...)
 	return append(fs, providerFrontends()...)

@@ -28,6 +28,7 @@ type world struct {
 	elsewhere atomic.Int32
 	// clientChosen says the host chose the MCP client as its approver.
 	clientChosen bool
+	store        *storeSet
 }
 
 var sessions atomic.Int64
@@ -43,6 +44,7 @@ func newWorld(t *testing.T, s *storeSet, ap approverKind, fe frontend, a answer)
 		return reg
 	}
 	w.a, w.b = build(), build()
+	w.store = s
 	return w
 }
 
@@ -54,7 +56,7 @@ type shellArgs struct {
 // handed. ls and cat read; rm deletes (and is asked about every time);
 // anything else writes.
 func (w *world) shell() tool.AnyTool {
-	return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating},
+	return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating, Task: tool.TaskMay},
 		func(_ context.Context, in shellArgs) (string, error) {
 			w.mu.Lock()
 			defer w.mu.Unlock()

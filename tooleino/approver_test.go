@@ -489,3 +489,25 @@ func TestComposeGraph(t *testing.T) {
 		t.Errorf("the graph answered %+v", out)
 	}
 }
+
+// TestAllowAlways: "allow always", answered through the interrupt, is
+// remembered for the session: the next write of the conversation runs
+// without a question; another conversation's is asked about.
+func TestAllowAlways(t *testing.T) {
+	h := newHost(t, hostOptions{approver: tooleino.Approver()})
+	res := h.run(einotest.RunConfig{Answer: answer(tool.Decision{Kind: tool.DecisionAllowAlways})}, shellCall("call-1", "touch a.txt"))
+	if len(res.Questions) != 1 {
+		t.Fatalf("asked %d questions", len(res.Questions))
+	}
+	res = h.run(einotest.RunConfig{}, shellCall("call-2", "touch b.txt"))
+	if len(res.Questions) != 0 || len(res.Outputs) != 1 || res.Outputs[0].Text != "ran touch b.txt" {
+		t.Errorf("the same conversation: %d questions; the model read %+v", len(res.Questions), res.Outputs)
+	}
+	res = h.run(einotest.RunConfig{Session: "conv-2"}, shellCall("call-3", "touch c.txt"))
+	if len(res.Waiting) != 1 {
+		t.Errorf("another conversation: waiting on %d questions", len(res.Waiting))
+	}
+	if ran := h.commands(); !slices.Equal(ran, []string{"touch a.txt", "touch b.txt"}) {
+		t.Errorf("ran %q", ran)
+	}
+}

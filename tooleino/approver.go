@@ -3,6 +3,7 @@ package tooleino
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,8 +35,8 @@ const Answerer = "eino"
 // shown: a resume whose arguments differ from those does not run.
 //
 // A call that did not come through this package's tools (the same
-// registry used by another loop) cannot be interrupted, and is denied, with
-// a reason the model reads. If the host chose another approver (the
+// registry used by another loop) cannot be interrupted: it does not run,
+// the model is told why, and the host's cause is [ErrCannotAsk]. If the host chose another approver (the
 // approval page, a terminal), that one answers, on every path, and no
 // interrupt is used.
 //
@@ -49,10 +50,18 @@ type approver struct{}
 
 func (approver) Approve(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
 	if !fromEino(ctx) {
-		return tool.Decision{Kind: tool.DecisionDeny, Reason: notFromEino}, nil
+		// Not a denial by the user, which the model would read as "the
+		// user said": no one could be asked.
+		return tool.Decision{}, &tool.Error{Message: notFromEino, Hint: notFromEinoHint, Cause: ErrCannotAsk}
 	}
 	return tool.Decision{Kind: tool.DecisionDefer, Answerer: Answerer}, nil
 }
+
+// ErrCannotAsk is the host-side cause (under [tool.ErrApproverFailed]) of
+// a call that [Approver] was asked about and that did not come through
+// this package's tools, so that no Eino interrupt could ask: it does not
+// run, and the model is told why.
+var ErrCannotAsk = errors.New("tooleino: the call did not come through an Eino agent, which alone can ask the user")
 
 type viaEinoKey struct{}
 

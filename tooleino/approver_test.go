@@ -441,13 +441,16 @@ func page(t *testing.T, d tool.Decision) tool.Approver {
 	return p.Approver()
 }
 
-// TestApproverOutsideEino: tooleino.Approver denies a call that did not
-// come through an Eino tool of tooleino: no interrupt can ask there.
+// TestApproverOutsideEino: a call that did not come through an Eino tool of
+// tooleino does not run when tooleino.Approver is asked about it: no
+// interrupt can ask there, and the model is told so (not that the user
+// said no).
 func TestApproverOutsideEino(t *testing.T) {
 	h := newHost(t, hostOptions{approver: tooleino.Approver()})
 	res := h.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "1", Name: "shell", Args: json.RawMessage(`{"command":"touch a.txt"}`), Session: "conv-1"})
-	if res.Status != tool.StatusDenied || !strings.Contains(res.Text(), "asked through the Eino agent") || len(h.commands()) != 0 {
-		t.Errorf("%v: %q; ran %q", res.Status, res.Text(), h.commands())
+	if res.Status != tool.StatusDenied || !strings.Contains(res.Text(), "only the Eino agent can ask for") || strings.Contains(res.Text(), "the user said") ||
+		!errors.Is(res.Err, tooleino.ErrCannotAsk) || len(h.commands()) != 0 {
+		t.Errorf("%v, %v: %q; ran %q", res.Status, res.Err, res.Text(), h.commands())
 	}
 }
 

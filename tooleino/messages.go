@@ -5,10 +5,13 @@ import "strconv"
 // The words the model reads that this package writes, in one place. Every
 // other text a call answers with is the registry's.
 
-// notFromEino is the reason the model reads when the host chose
-// [Approver] and a call came by another path than this package's tools,
-// where no Eino interrupt can ask.
-const notFromEino = "it needs the user's approval, asked through the Eino agent, and it did not come through one"
+// notFromEino and notFromEinoHint are what the model reads when the host
+// chose [Approver] and a call came by another path than this package's
+// tools, where no Eino interrupt can ask.
+const (
+	notFromEino     = "it needs the user's approval, which only the Eino agent can ask for, and it did not come through the Eino agent"
+	notFromEinoHint = "tell the user it needs their approval"
+)
 
 // notRelayed is what the model reads of a call whose approval was
 // deferred to a party this package can neither ask through an interrupt

@@ -29,13 +29,16 @@ type world struct {
 	// clientChosen says the host chose the MCP client as its approver.
 	clientChosen bool
 	store        *storeSet
+	// einoChosen says the host chose Eino's interrupt as its approver.
+	einoChosen bool
 }
 
 var sessions atomic.Int64
 
 func newWorld(t *testing.T, s *storeSet, ap approverKind, fe frontend, a answer) *world {
 	t.Helper()
-	w := &world{t: t, session: fmt.Sprintf("conv-%d", sessions.Add(1)), person: &person{first: a}, clientChosen: ap.viaClient}
+	w := &world{t: t, session: fmt.Sprintf("conv-%d", sessions.Add(1)), person: &person{first: a}, clientChosen: ap.viaClient,
+		einoChosen: ap.viaEino}
 	approver := ap.approver(t, w, s)
 	build := func() *tool.Registry[struct{}] {
 		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: s.keys, Records: s.records})

@@ -97,48 +97,67 @@ type approval[C any] struct {
 	opts ApprovalOptions[C]
 }
 
+// assessment is what approval makes of a call's current arguments: its
+// safety class, its requirement, and the policy's verdict on them. An
+// edit is assessed again, as a new call is.
+type assessment struct {
+	safety  Safety
+	req     Requirement
+	verdict Verdict
+}
+
+// assess classifies the call's arguments and puts them to the policy.
+func (a *approval[C]) assess(ctx context.Context, call *Call[C]) assessment {
+	def := call.Definition()
+	c, _ := As[Classifier](call.Tool())
+	safety := effectiveSafety(ctx, call.runtime(), def.Safety, c, classifierInput(c, call))
+	req := requirementOf(ctx, call)
+	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
+	return assessment{safety: safety, req: req, verdict: a.opts.Policy.Decide(in)}
+}
+
 func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]) *Result {
 	// A middleware before this one may have changed the arguments: the
 	// policy and the person see arguments that passed preflight.
 	if res := revalidate(ctx, call); res != nil {
 		return res
 	}
-	def := call.Definition()
-	c, _ := As[Classifier](call.Tool())
-	rt := call.runtime()
-	safety := effectiveSafety(ctx, rt, def.Safety, c, classifierInput(c, call))
-	req := requirementOf(ctx, call)
-	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
-	verdict := a.opts.Policy.Decide(in)
+	as := a.assess(ctx, call)
 	if call.DryRun {
-		return a.dryRun(ctx, call, next, verdict, safety, req)
+		return a.dryRun(ctx, call, next, as.verdict, as.safety, as.req)
 	}
-	switch verdict {
+	switch as.verdict {
 	case VerdictAllow:
 		return a.run(ctx, call, next)
 	case VerdictAsk:
 	default:
-		return deniedResult(call.Name, ErrDenied, whyPolicy(safety))
+		return deniedResult(call.Name, ErrDenied, whyPolicy(as.safety))
 	}
 	session := a.session(call)
-	if call.st.approval.answer != nil {
-		return a.resume(ctx, call, next, session, safety, req)
+	if answer := call.st.approval.answer; answer != nil {
+		return a.resume(ctx, call, next, session, as, answer, 0)
 	}
-	key, remember := memoryKey(call.Name, safety, req)
+	return a.askFor(ctx, call, next, session, as, 0)
+}
+
+// askFor asks about a call the policy asks about, unless an earlier
+// "allow always" covers it; round counts the edits that led here.
+func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C], session string, as assessment, round int) *Result {
+	rt := call.runtime()
+	key, remember := memoryKey(call.Name, as.safety, as.req)
 	remember = remember && session != "" // no conversation, nothing shared
-	if remember {
-		if a.allowed(ctx, rt, session, key) {
-			return a.run(ctx, call, next)
-		}
+	if remember && a.allowed(ctx, rt, session, key) {
+		return a.run(ctx, call, next)
 	}
 	if a.opts.Approver == nil {
 		return deniedResult(call.Name, ErrNoApprover, whyNoApprover)
 	}
+	def := call.Definition()
 	canonical := call.Args()
 	ar := ApprovalRequest{
 		Tool: call.Name, DisplayName: text.Visible(def.DisplayName(), true), CallID: text.Visible(call.ID, true),
 		Session: text.Visible(session, true), Args: canonical, ArgsText: text.Bound(text.Visible(string(canonical), false), maxPreviewText),
-		Safety: safety, Tier: def.Tier, Requirement: req.visible(),
+		Safety: as.safety, Tier: def.Tier, Requirement: as.req.visible(),
 	}
 
 	wctx, cancel := context.WithTimeoutCause(ctx, a.opts.Timeout, ErrApprovalTimeout)
@@ -150,28 +169,38 @@ func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]
 		call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Reason: err.Error()}})
 		return a.failed(ctx, wctx, call.Name, err)
 	}
-	if d.Kind == DecisionDefer {
-		return a.deferred(call, ar, session)
+	if d.Kind != DecisionDefer {
+		return a.apply(ctx, call, next, d, session, as, round)
 	}
-	return a.apply(ctx, call, next, d, session, key, remember)
+	p, res := a.deferred(call, ar, session, d.Answerer)
+	if res != nil {
+		return res
+	}
+	aw, ok := a.opts.Approver.(Awaiter)
+	if !ok || call.st.approval.returnPending {
+		return awaitingResult(call.Name, p)
+	}
+	answer, err := a.await(wctx, rt, aw, p)
+	if err != nil {
+		return a.failed(ctx, wctx, call.Name, err)
+	}
+	return a.resume(ctx, call, next, session, as, answer, round)
 }
 
-// apply carries out an approver's decision, given now or resumed.
-func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C], d Decision, session, key string, remember bool) *Result {
+// apply carries out an approver's decision, given now or resumed, on a
+// call assessed as as; round counts the edits that led here.
+func (a *approval[C]) apply(ctx context.Context, call *Call[C], next Handler[C], d Decision, session string, as assessment, round int) *Result {
 	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Allowed: d.Kind != DecisionDeny && d.Kind <= DecisionEdit, Reason: text.Visible(d.Reason, false)}})
 	switch d.Kind {
 	case DecisionAllowOnce:
 	case DecisionAllowAlways:
-		if remember {
+		if key, remember := memoryKey(call.Name, as.safety, as.req); remember && session != "" {
 			// Not remembering only means asking again; it never allows more.
 			mem, exp := a.opts.Store, time.Now().Add(a.rememberFor())
 			callHook(ctx, call.runtime(), func(ctx context.Context) error { return mem.Remember(ctx, session, key, exp) })
 		}
 	case DecisionEdit:
-		call.SetArgs(d.Args)
-		if res := revalidate(ctx, call); res != nil {
-			return editInvalidResult(call.Name, res)
-		}
+		return a.edited(ctx, call, next, d.Args, session, as, round)
 	default: // DecisionDeny, a DecisionDefer given as an answer, or a kind from the future
 		reason := d.Reason
 		if reason == "" {

@@ -62,8 +62,19 @@ type Decision struct {
 	Kind DecisionKind
 	// Reason, for Deny, tells the model why (and what to do instead).
 	Reason string
-	// Args, for DecisionEdit, replaces the arguments.
+	// Args, for DecisionEdit, replaces the arguments. The edited call is
+	// a new call as far as every rule is concerned: it goes through
+	// preflight, is classified, and is put to the policy again (a denial
+	// wins over the edit); when its class or requirement is not the one
+	// the person was shown, the approver is asked again about it.
 	Args json.RawMessage
+	// Answerer, for DecisionDefer, names who will answer: the only party
+	// whose later answer resumes the call ([ApprovalAnswer].Answerer must
+	// be the same). It is signed into the state. Empty means the host's
+	// own code. A frontend that relays approvals (toolmcp, approvalweb)
+	// answers only the calls deferred to it, so no frontend can answer
+	// for an approver the host did not choose.
+	Answerer string
 }
 
 // Approver decides whether a call may run: usually by asking a person. It

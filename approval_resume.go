@@ -26,6 +26,15 @@ type PendingApproval struct {
 	Request ApprovalRequest
 	// Expires is when State stops being accepted.
 	Expires time.Time
+	// Session is the session the call belongs to, as given (Request.Session
+	// is the same, made visible for showing). Compare sessions with this
+	// field, never with the escaped one: two different sessions can look
+	// the same once escaped.
+	Session string
+	// Answerer is who may answer ([Decision].Answerer of the approver that
+	// deferred): an answer resumes the call only when its
+	// [ApprovalAnswer].Answerer is this. Empty means the host's own code.
+	Answerer string
 }
 
 // ApprovalAnswer is a later answer to a call that ended
@@ -49,12 +58,21 @@ type PendingApproval struct {
 //     The tool runs, and the result is its own (StatusOK when it
 //     succeeds). "Allow always" is remembered for the session, as for an
 //     answer given at once.
-//   - Edited: the answer is [DecisionEdit]. The edited arguments go through
-//     preflight and the tool runs with them; the result is its own
-//     (StatusOK when it succeeds).
+//   - Edited: the answer is [DecisionEdit]. The edited arguments are a new
+//     call: they go through preflight, are classified and put to the
+//     policy again, and the tool runs with them; the result is its own
+//     (StatusOK when it succeeds). When the edit's class or requirement
+//     is not the one the person was shown, the approver is asked again
+//     about the edited call first (and a deferring approver defers it
+//     again, for the edited arguments).
 //   - Edit refused: the edited arguments fail preflight. StatusInvalid, an
 //     [*ArgsError]; the model reads "The approver edited the arguments of
 //     this call … and the edit is not valid", then the retry hint.
+//   - Edit denied: the policy does not allow the edited call (a
+//     destructive command under [DenyDestructivePolicy], a write under
+//     [ReadOnlyPolicy]): a denial wins over the edit. StatusDenied,
+//     [ErrDenied]; the model reads "the edited call was not allowed to
+//     run".
 //   - Denied: the answer is [DecisionDeny] ([DecisionDefer] and unknown kinds
 //     count as a deny). StatusDenied, [ErrDenied]; the model reads "was not
 //     allowed to run: the user said: " and the reason, or "no reason given".
@@ -69,6 +87,11 @@ type PendingApproval struct {
 //     state was given for. StatusDenied, [ErrApprovalState] wrapping
 //     [keyring.ErrOtherDigest]; the model reads "its approval answer was
 //     given for other arguments".
+//   - Other answerer: the answer's Answerer is not the party the call was
+//     deferred to ([PendingApproval].Answerer): an MCP client answering a
+//     call deferred to the approval page, say. StatusDenied,
+//     [ErrApprovalState] wrapping [ErrOtherAnswerer]; the model reads "its
+//     approval answer came from someone other than the one asked".
 //   - Unusable: the state is altered, not a state, for another tool or
 //     session, or signed with a key the keyring no longer holds.
 //     StatusDenied, [ErrApprovalState] wrapping the keyring's sentinel; the
@@ -79,6 +102,12 @@ type PendingApproval struct {
 //     StatusDenied, [ErrApprovalState]; the model reads "its approval
 //     answer could not be checked". A claim that cannot be recorded runs
 //     nothing.
+//   - Store lost: the store may have lost what it held (a Redis restarted
+//     without persistence, flushed, or evicting keys), so whether the
+//     answer was used before cannot be told; it fails closed.
+//     StatusDenied, [ErrApprovalState] wrapping [ErrStoreLostData]; the
+//     model reads "the store of approval answers may have lost what it
+//     held".
 //   - Cancelled: the call's context ended before the claim was recorded.
 //     [StatusCanceled] ([StatusTimedOut] when its deadline passed), the
 //     context's cause; the model reads "was cancelled while it waited for
@@ -94,6 +123,12 @@ type ApprovalAnswer struct {
 	// Decision is the person's answer. DecisionDefer is not an answer and
 	// counts as a deny.
 	Decision Decision
+	// Answerer is who gave the answer, and must be the
+	// [PendingApproval].Answerer the call was deferred to: the frontend
+	// that relayed it sets it (toolmcp sets its own name on an MCP
+	// client's answer, approvalweb its own on the page's). Empty means the
+	// host's own code.
+	Answerer string
 }
 
 // approvalStateTool is the tool field of an approval state's signed
@@ -101,36 +136,45 @@ type ApprovalAnswer struct {
 // state (tool names cannot hold a NUL byte).
 func approvalStateTool(name string) string { return "\x00approval\x00" + name }
 
-// deferred ends a call whose approver answers later, with the signed state
-// that resumes it.
-func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session string) *Result {
+// deferred makes the signed pending approval of a call whose approver
+// answers later; the result is set instead when it cannot be made. The
+// state's signed claims carry a fresh nonce and the answerer's name, so
+// that only the answerer's answer resumes the call.
+func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session, answerer string) (*PendingApproval, *Result) {
 	keys := call.runtime().cursorKeyring()
-	var nonce [16]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return misconfigured(call.Name, err)
+	nonce := make([]byte, nonceSize, nonceSize+len(answerer))
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, misconfigured(call.Name, err)
 	}
 	exp := keys.ExpiryIn(a.opts.Timeout)
 	state, err := keys.Sign(keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args()),
-		Expires: exp, State: nonce[:]})
+		Expires: exp, State: append(nonce, answerer...)})
 	if err != nil {
-		return misconfigured(call.Name, err)
+		return nil, misconfigured(call.Name, err)
 	}
 	call.emit(Event{Kind: EventApprovalDecided, Approval: &ApprovalInfo{Pending: true, Reason: "the answer will come later"}})
-	return awaitingResult(call.Name, &PendingApproval{State: state, Request: ar, Expires: exp})
+	return &PendingApproval{State: state, Request: ar, Expires: exp, Session: session, Answerer: answerer}, nil
 }
 
-// resume checks the state of a deferred approval carried by the call and,
-// when it holds, carries out the answer. The state must be signed by this
-// registry's keyring, for this tool, these canonical arguments and this
-// session, unexpired, and claimed for the first time.
-func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C], session string, safety Safety, req Requirement) *Result {
+// nonceSize is the length of the random part of an approval state's
+// signed claims; the answerer's name follows it.
+const nonceSize = 16
+
+// resume checks answer, the later answer to a deferred approval, and when
+// it holds carries it out on a call assessed as as; round counts the edits
+// that led here. The state must be signed by this registry's keyring, for
+// this tool, these canonical arguments and this session, unexpired, given
+// by the party it was deferred to, and claimed for the first time.
+func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C], session string, as assessment, answer *ApprovalAnswer, round int) *Result {
 	keys := call.runtime().cursorKeyring()
-	answer := call.st.approval.answer
-	nonce, err := keys.Verify(answer.State, keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args())})
+	signed, err := keys.Verify(answer.State, keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args())})
 	if err != nil {
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyStateRefused(err))
 	}
-	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(nonce)
+	if len(signed) < nonceSize || string(signed[nonceSize:]) != answer.Answerer {
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, ErrOtherAnswerer), whyOtherAnswerer)
+	}
+	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(signed)
 	mem, exp := a.opts.Store, time.Now().Add(a.opts.Timeout+time.Minute)
 	type claim struct {
 		first bool
@@ -148,11 +192,12 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	case err != nil && ctx.Err() != nil:
 		// The claim was cut short by the call's end, not refused.
 		return canceledWaitingResult(ctx, call.Name)
+	case errors.Is(err, ErrStoreLostData):
+		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyStoreLost)
 	case err != nil:
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyUnchecked)
 	case !first:
 		return deniedResult(call.Name, fmt.Errorf("%w: already used", ErrApprovalState), whyUsed)
 	}
-	key, remember := memoryKey(call.Name, safety, req)
-	return a.apply(ctx, call, next, answer.Decision, session, key, remember && session != "")
+	return a.apply(ctx, call, next, answer.Decision, session, as, round)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -119,6 +120,19 @@ func resumeCases() []resumeCase {
 		{outcome: "Edited", resume: answer(edit(`{"path":"b","content":"y"}`)), want: tool.StatusOK, says: "written", runs: []string{"write b y"}},
 		{outcome: "Edit refused", resume: answer(edit(`{"path":"","content":"y"}`)), want: tool.StatusInvalid,
 			wantErr: []error{new(tool.ArgsError)}, says: "the edit is not valid"},
+		{outcome: "Edit denied", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Policy = tool.PolicyFunc(func(in tool.PolicyInput) tool.Verdict {
+				if in.Requirement.Mode == tool.RequireScoped {
+					return tool.VerdictDeny // writes outside the workspace
+				}
+				return tool.AskForWritesPolicy().Decide(in)
+			})
+		}, resume: answer(edit(`{"path":"/etc/passwd","content":"y"}`)), want: tool.StatusDenied,
+			wantErr: []error{tool.ErrDenied}, says: "the edited call was not allowed to run"},
+		{outcome: "Other answerer", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: "conv",
+				Approval: &tool.ApprovalAnswer{State: p.State, Decision: allow, Answerer: "mcp"}})
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, tool.ErrOtherAnswerer}, says: "its approval answer came from someone other than the one asked"},
 		{outcome: "Denied", resume: answer(tool.Decision{Kind: tool.DecisionDeny, Reason: "not that file"}), want: tool.StatusDenied,
 			wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not that file"},
 		{outcome: "Denied", resume: answer(tool.Decision{Kind: tool.DecisionDefer}), want: tool.StatusDenied,
@@ -148,6 +162,9 @@ func resumeCases() []resumeCase {
 		{outcome: "Unchecked", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
 			o.Store = claimFails{tool.NewMemoryApprovalStore(0)}
 		}, resume: answer(allow), want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState}, says: "its approval answer could not be checked"},
+		{outcome: "Store lost", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Store = claimLost{tool.NewMemoryApprovalStore(0)}
+		}, resume: answer(allow), want: tool.StatusDenied, wantErr: []error{tool.ErrApprovalState, tool.ErrStoreLostData}, says: "the store of approval answers may have lost what it held"},
 		{outcome: "Cancelled", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
 			o.Store = claimWaits{tool.NewMemoryApprovalStore(0)}
 		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
@@ -180,6 +197,14 @@ type claimFails struct{ tool.ApprovalStore }
 
 func (claimFails) Claim(context.Context, string, string, time.Time) (bool, error) {
 	return false, errors.New("the store is down")
+}
+
+// claimLost is a store that may have lost its claims (a Redis restarted
+// without persistence).
+type claimLost struct{ tool.ApprovalStore }
+
+func (claimLost) Claim(context.Context, string, string, time.Time) (bool, error) {
+	return false, fmt.Errorf("redis restarted: %w", tool.ErrStoreLostData)
 }
 
 // claimWaits is a store whose claims wait for the call's context.

@@ -4,9 +4,10 @@ import "context"
 
 // approvalState is approval's part of a call's state.
 type approvalState struct {
-	answer *ApprovalAnswer // Request.Approval: the later answer a resumed call carries
-	seal   seal            // what an approval covered; zero when none ran
-	dry    *DryRun         // in a dry run, what approval found, for the dry-run stage (approval_dryrun.go)
+	answer        *ApprovalAnswer // Request.Approval: the later answer a resumed call carries
+	returnPending bool            // Request.ReturnPending: a deferral comes back, even from an Awaiter
+	seal          seal            // what an approval covered; zero when none ran
+	dry           *DryRun         // in a dry run, what approval found, for the dry-run stage (approval_dryrun.go)
 }
 
 // seal records what an approval covered: the call, and the generation of

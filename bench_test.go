@@ -314,3 +314,27 @@ func BenchmarkBatchFanOut(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCallRecorded is a call whose record is kept in memory (a claim,
+// made long as the tool starts, then the record), each with a new ID,
+// against the same call without records, in the same run.
+func BenchmarkCallRecorded(b *testing.B) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		records tool.RecordStore
+	}{{"floor=no records", nil}, {"records in memory", tool.NewMemoryRecordStore(0)}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Records: c.records})
+			r.MustAdd(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if res := r.Call(ctx, struct{}{}, tool.Request{ID: strconv.Itoa(i), Name: "search", Args: benchValid, Session: "conv"}); res.IsError {
+					b.Fatal(res.Text())
+				}
+			}
+		})
+	}
+}

@@ -34,6 +34,15 @@ type Request struct {
 	// [StatusAwaitingApproval], carries the answer and the state it was
 	// given for. The call must have the same tool, arguments and session.
 	Approval *ApprovalAnswer
+	// ReturnPending asks that a call whose approver defers end at once,
+	// [StatusAwaitingApproval] with Result.Pending, even when the approver
+	// can wait for its own answer ([Awaiter], as the approval page's
+	// does): the caller offers the pending approval and resumes the call
+	// later, to end the model's turn in between. Without it, such a call
+	// waits for the answer. Frontends that cannot hand a pending approval
+	// back to the host (MCP, provider loops, agent frameworks) leave it
+	// false.
+	ReturnPending bool
 	// DryRun asks what the call would do, without doing it: it goes
 	// through lookup, preflight, the middlewares ([Approval] classifies
 	// it, asks the policy and the "allow always" memory, and describes
@@ -44,6 +53,10 @@ type Request struct {
 	// Middlewares of your own see Call.DryRun, and should do nothing a
 	// dry run must not.
 	DryRun bool
+
+	// task is set by [Tasks] on the call a task runs: the tool gets its
+	// TaskTimeout and may ask for input ([AskInput]).
+	task *taskRun
 }
 
 // Call is one call on its way through the pipeline: what middlewares and
@@ -78,7 +91,9 @@ type callState[C any] struct {
 	events   *emitter      // events: the call's observers, nil without any (event_emitter.go)
 	args     argsState     // preflight: the arguments and what preflight made of them (preflight.go)
 	page     *pageScope    // preflight's cursor check: a paginated call's page (pagination.go)
+	record   recordState   // record: the call's hold on its ID, made long when the tool starts (record.go)
 	approval approvalState // approval: the answer a resumed call carries, the seal, what a dry run found (approval_seal.go)
+	asTask   bool          // deadline: the call runs as a task, with the tool's TaskTimeout (task.go)
 }
 
 // newCall is the call lookup hands the pipeline.
@@ -86,7 +101,8 @@ func newCall[C any](e *entry[C], state C, req *Request, events *emitter) *Call[C
 	return &Call[C]{ID: req.ID, Name: req.Name, State: state, Session: req.Session, DryRun: req.DryRun, st: callState[C]{
 		entry: e, events: events,
 		args:     argsState{raw: req.Args, nullMeansAbsent: req.NullMeansAbsent},
-		approval: approvalState{answer: req.Approval},
+		approval: approvalState{answer: req.Approval, returnPending: req.ReturnPending},
+		asTask:   req.task != nil,
 	}}
 }
 

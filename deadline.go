@@ -36,7 +36,11 @@ func deadlineStage[C any](next Handler[C]) Handler[C] {
 func newCallCtx[C any](parent context.Context, call *Call[C]) *callCtx {
 	e := call.st.entry
 	cc := &callCtx{parent: parent, page: call.st.page, info: call.info()}
-	if limit := e.rt.limit(&e.def); limit > 0 {
+	limit := e.rt.limit(&e.def)
+	if call.st.asTask {
+		limit = taskLimit(&e.def)
+	}
+	if limit > 0 {
 		cc.deadline, cc.limit = time.Now().Add(limit), limit
 	}
 	var idle *idleTimer

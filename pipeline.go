@@ -11,8 +11,10 @@ package tool
 // A stage reads the call's request facts and its own state; what it hands
 // the next one is the call and, from deadline on, the tool's context.
 // Two hand-overs go beyond that, each named in its line: Approval leaves
-// what a dry run found in its state for the dry-run stage, and the run
-// stage marks the results of tools that started for the record stage.
+// what a dry run found in its state for the dry-run stage, and the record
+// stage leaves the call's hold on its ID for the run stage, which makes it
+// last the tool's time limit as the tool starts and marks the results of
+// tools that started.
 // Results come back up the same way, and Registry.Call ends every call
 // with its host view and the Finished event. docs/design.md says why each
 // stage sits where it does.
@@ -23,12 +25,12 @@ func pipeline[C any](mws []Middleware[C]) Handler[C] {
 	return Chain(
 		recoverStage[C],   // recover: a panic in any stage below becomes a Panicked result (recover.go)
 		preflightStage[C], // preflight: read, validate and decode the arguments once, then check a page cursor (preflight.go, pagination.go)
-		recordStage[C],    // record: a call whose ID already ran in its session is answered from its record; a twin waits (record.go)
+		recordStage[C],    // record: a call whose ID already ran in its session is answered from its record; a twin waits; hands the run stage its hold on the ID (record.go)
 		Chain(mws...),     // the host's middlewares, first outermost; Approval classifies, describes and asks (approval.go)
 		sealStage[C],      // seal: changed arguments go back through preflight; what changed after approval does not run (approval_seal.go)
 		dryRunStage[C],    // dry run: ends a dry run with what would run and how approval found it (dryrun.go)
 		limitStage[C],     // limit: the tool's CallLimits; a call waits for a place or is refused (limit.go)
-		deadlineStage[C],  // deadline: the tool's context, with its time limit, idle limit, progress and page (deadline.go, context.go)
+		deadlineStage[C],  // deadline: the tool's context, with its time limit (TaskTimeout for a task, task.go), idle limit, progress and page (deadline.go, context.go)
 		outputStage[C],    // output: on the way back, the model view escaped and capped, the cut part spilled (output.go)
-	)(runStage[C]) // run: the tool, on a goroutine other than the caller's; marks its result as one that ran (run.go)
+	)(runStage[C]) // run: makes the record stage's hold last the tool's time limit, then the tool, on a goroutine other than the caller's; marks its result as one that ran (run.go)
 }

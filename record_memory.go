@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"container/heap"
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -15,7 +17,13 @@ const defaultRecordStoreBytes = 64 << 20
 // recordEntryCost is what one entry costs besides its strings.
 const recordEntryCost = 128
 
-// ErrRecordTooLarge is the error of an in-memory Replace whose value is
+// recordReplaceSlack is how much longer than the claim it replaces a new
+// claim may be when the store, or the session, has no room left: the
+// pipeline's replacements (renewed, started, given back, marked as run
+// without a record) are never more than a hundred bytes longer.
+const recordReplaceSlack = 128
+
+// ErrRecordTooLarge is the error of an in-memory Record whose value is
 // larger than a session may hold: the record is not kept, and its claim
 // stays until it expires.
 var ErrRecordTooLarge = errors.New("tool: the record is larger than a session may hold")
@@ -31,30 +39,37 @@ func NewMemoryRecordStore(maxBytes int) *MemoryRecordStore {
 }
 
 // MemoryRecordStore is a [RecordStore] in memory, for one process.
-// Expired entries are dropped first; past its bound, or its session's, the
-// oldest entries (of the session) are forgotten, which means that a
-// repeat of their call runs again. A session's own bound, a sixteenth of
-// the store, keeps one conversation's flood of calls from forgetting the
-// records of the others. It is safe for concurrent use.
+// Expired entries are dropped first. Past its bound, or its session's, the
+// oldest records (of the session) are forgotten, which means that a
+// repeat of their call runs again; a claim, whose call is in progress, is
+// never forgotten before it expires: when claims alone fill the room, a
+// new claim is refused ([ErrRecordStoreFull]) and its call does not run.
+// A session's own bound, a sixteenth of the store, keeps one
+// conversation's flood of calls from forgetting the records, or refusing
+// the calls, of the others. It is safe for concurrent use.
 type MemoryRecordStore struct {
 	mu              sync.Mutex
 	max, maxSession int
 	bytes           int
 	entries         map[string]*recordEntry
-	order           list.List // of *recordEntry, oldest first
+	records         list.List // of *recordEntry, the records, oldest first
+	claims          claimHeap // the claims, soonest to expire first
 	sessions        map[string]*recordSession
 }
 
 type recordSession struct {
-	order list.List // of *recordEntry, oldest first
-	bytes int
+	records list.List // of *recordEntry, the session's records, oldest first
+	bytes   int       // of its claims and records
+	entries int
 }
 
 type recordEntry struct {
 	key, session, value string
 	expires             time.Time
 	size                int
-	el, inSession       *list.Element
+	record              bool          // a record, which may be forgotten; else a claim
+	el, inSession       *list.Element // a record's places in the lists
+	index               int           // a claim's place in the heap
 }
 
 // Claim implements [RecordStore].
@@ -63,15 +78,22 @@ func (m *MemoryRecordStore) Claim(_ context.Context, session, id, value string, 
 	defer m.mu.Unlock()
 	now := time.Now()
 	key := answerKey(session, id)
-	if e := m.entries[key]; e != nil {
-		if now.Before(e.expires) {
-			return e.value, false, nil
-		}
-		m.remove(e)
+	if e := m.get(key, now); e != nil {
+		return e.value, false, nil
 	}
-	if err := m.add(key, session, value, expires, now); err != nil {
+	if !now.Before(expires) {
+		return "", true, nil // kept until a time already past: nothing to keep
+	}
+	e := &recordEntry{key: key, session: session, value: value, expires: expires, size: recordEntryCost + len(key) + len(value)}
+	if err := m.room(session, e.size); err != nil {
 		return "", false, err
 	}
+	s := m.session(session)
+	s.bytes += e.size
+	s.entries++
+	m.bytes += e.size
+	m.entries[key] = e
+	heap.Push(&m.claims, e)
 	return "", true, nil
 }
 
@@ -80,64 +102,147 @@ func (m *MemoryRecordStore) Replace(_ context.Context, session, id, old, value s
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	key := answerKey(session, id)
-	e := m.entries[key]
-	if e == nil || !now.Before(e.expires) || e.value != old {
+	e := m.get(answerKey(session, id), now)
+	if e == nil || e.record || e.value != old {
 		return false, nil
 	}
-	if recordEntryCost+len(key)+len(value) > m.maxSession {
-		return false, ErrRecordTooLarge // before anything changes: the claim stays
+	if !now.Before(expires) {
+		m.remove(e)
+		return true, nil
 	}
-	m.remove(e)
-	if err := m.add(key, session, value, expires, now); err != nil {
+	grow := len(value) - len(e.value)
+	if err := m.room(session, grow); err != nil && grow > recordReplaceSlack {
 		return false, err
 	}
+	m.resize(e, grow)
+	e.value, e.expires = value, expires
+	heap.Fix(&m.claims, e.index)
 	return true, nil
 }
 
-// add keeps value under key, making room: the expired entries, then the
-// session's oldest, then the store's oldest. An expiry already past keeps
-// nothing.
-func (m *MemoryRecordStore) add(key, session, value string, expires, now time.Time) error {
-	for f := m.order.Front(); f != nil && !now.Before(f.Value.(*recordEntry).expires); f = m.order.Front() {
-		m.remove(f.Value.(*recordEntry))
+// Record implements [RecordStore].
+func (m *MemoryRecordStore) Record(_ context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	e := m.get(answerKey(session, id), now)
+	if e == nil || e.record || e.value != old {
+		return false, nil
 	}
 	if !now.Before(expires) {
+		m.remove(e)
+		return true, nil
+	}
+	if recordEntryCost+len(e.key)+len(value) > m.maxSession {
+		return false, ErrRecordTooLarge // before anything changes: the claim stays
+	}
+	grow := len(value) - len(e.value)
+	if err := m.room(session, grow); err != nil {
+		return false, err
+	}
+	m.resize(e, grow)
+	heap.Remove(&m.claims, e.index)
+	e.value, e.expires, e.record = value, expires, true
+	e.el, e.inSession = m.records.PushBack(e), m.session(session).records.PushBack(e)
+	return true, nil
+}
+
+// get returns the unexpired entry under key, or nil, having dropped the
+// expired entries it came across.
+func (m *MemoryRecordStore) get(key string, now time.Time) *recordEntry {
+	for len(m.claims) > 0 && !now.Before(m.claims[0].expires) {
+		m.remove(m.claims[0])
+	}
+	for f := m.records.Front(); f != nil && !now.Before(f.Value.(*recordEntry).expires); f = m.records.Front() {
+		m.remove(f.Value.(*recordEntry))
+	}
+	e := m.entries[key]
+	if e != nil && !now.Before(e.expires) {
+		m.remove(e)
 		return nil
 	}
-	e := &recordEntry{key: key, session: session, value: value, expires: expires, size: recordEntryCost + len(key) + len(value)}
-	if e.size > m.maxSession {
-		return ErrRecordTooLarge
+	return e
+}
+
+// room makes room for n more bytes of session: it forgets the session's
+// oldest records while the session is over its bound, then the store's
+// oldest while the store is. It reports an error wrapping
+// [ErrRecordStoreFull] if claims fill what is left.
+func (m *MemoryRecordStore) room(session string, n int) error {
+	if n <= 0 {
+		return nil
 	}
-	s := m.sessions[session]
-	for s != nil && s.bytes+e.size > m.maxSession {
-		m.remove(s.order.Front().Value.(*recordEntry))
-		s = m.sessions[session]
+	used := 0
+	if s := m.sessions[session]; s != nil {
+		for s.records.Len() > 0 && s.bytes+n > m.maxSession {
+			m.remove(s.records.Front().Value.(*recordEntry))
+		}
+		used = s.bytes
 	}
-	for m.bytes+e.size > m.max {
-		m.remove(m.order.Front().Value.(*recordEntry))
+	if used+n > m.maxSession {
+		return fmt.Errorf("%w: the session's %d bytes of calls in progress leave no room for %d more (a session may hold %d)", ErrRecordStoreFull, used, n, m.maxSession)
 	}
-	if s = m.sessions[session]; s == nil {
-		s = &recordSession{}
-		m.sessions[session] = s
+	for m.records.Len() > 0 && m.bytes+n > m.max {
+		m.remove(m.records.Front().Value.(*recordEntry))
 	}
-	e.el, e.inSession = m.order.PushBack(e), s.order.PushBack(e)
-	s.bytes += e.size
-	m.bytes += e.size
-	m.entries[key] = e
+	if m.bytes+n > m.max {
+		return fmt.Errorf("%w: %d bytes of calls in progress leave no room for %d more (the store holds %d)", ErrRecordStoreFull, m.bytes, n, m.max)
+	}
 	return nil
 }
 
+func (m *MemoryRecordStore) session(name string) *recordSession {
+	s := m.sessions[name]
+	if s == nil {
+		s = &recordSession{}
+		m.sessions[name] = s
+	}
+	return s
+}
+
+func (m *MemoryRecordStore) resize(e *recordEntry, grow int) {
+	e.size += grow
+	m.sessions[e.session].bytes += grow
+	m.bytes += grow
+}
+
 func (m *MemoryRecordStore) remove(e *recordEntry) {
-	m.order.Remove(e.el)
 	s := m.sessions[e.session]
-	s.order.Remove(e.inSession)
+	if e.record {
+		m.records.Remove(e.el)
+		s.records.Remove(e.inSession)
+	} else {
+		heap.Remove(&m.claims, e.index)
+	}
 	s.bytes -= e.size
-	if s.order.Len() == 0 {
+	if s.entries--; s.entries == 0 {
 		delete(m.sessions, e.session)
 	}
 	m.bytes -= e.size
 	delete(m.entries, e.key)
+}
+
+// claimHeap is the claims of a store, soonest to expire first
+// (container/heap).
+type claimHeap []*recordEntry
+
+func (h claimHeap) Len() int           { return len(h) }
+func (h claimHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h claimHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *claimHeap) Push(x any) {
+	e := x.(*recordEntry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+func (h *claimHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
 }
 
 var _ RecordStore = (*MemoryRecordStore)(nil)

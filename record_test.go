@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,7 +184,7 @@ func TestTwinOfARunningCall(t *testing.T) {
 		res := r.call("c1", "conv", "write", `{"line":"a"}`)
 		tooltest.WantStatus(t, res, tool.StatusConflict)
 		assert.ErrorIs(t, res.Err, tool.ErrCallInFlight)
-		tooltest.WantTextContains(t, res, "still running", "Check whether it took effect")
+		tooltest.WantTextContains(t, res, "still in progress", "Check whether it took effect")
 		assert.Equal(t, int32(0), r.writes.Load())
 	})
 	t.Run("a twin whose caller gives up ends cancelled", func(t *testing.T) {
@@ -199,28 +200,43 @@ func TestTwinOfARunningCall(t *testing.T) {
 	})
 }
 
-// recordStoreFunc adapts functions to tool.RecordStore.
+// recordStoreFunc is a tool.RecordStore whose methods are the functions
+// set, and the embedded store's for those left nil.
 type recordStoreFunc struct {
+	tool.RecordStore
 	claim   func(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error)
 	replace func(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
+	record  func(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error)
 }
 
 func (s recordStoreFunc) Claim(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error) {
+	if s.claim == nil {
+		return s.RecordStore.Claim(ctx, session, id, value, expires)
+	}
 	return s.claim(ctx, session, id, value, expires)
 }
 
 func (s recordStoreFunc) Replace(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	if s.replace == nil {
+		return s.RecordStore.Replace(ctx, session, id, old, value, expires)
+	}
 	return s.replace(ctx, session, id, old, value, expires)
+}
+
+func (s recordStoreFunc) Record(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+	if s.record == nil {
+		return s.RecordStore.Record(ctx, session, id, old, value, expires)
+	}
+	return s.record(ctx, session, id, old, value, expires)
 }
 
 func TestRecordStoreFaults(t *testing.T) {
 	mem := tool.NewMemoryRecordStore(0)
 	t.Run("a store that fails: the call does not run", func(t *testing.T) {
-		r := newRecorded(t, &tool.RegistryOptions{Records: recordStoreFunc{
+		r := newRecorded(t, &tool.RegistryOptions{Records: recordStoreFunc{RecordStore: mem,
 			claim: func(context.Context, string, string, string, time.Time) (string, bool, error) {
 				return "", false, errors.New("redis: i/o timeout")
 			},
-			replace: mem.Replace,
 		}})
 		res := r.call("c1", "conv", "write", `{"line":"a"}`)
 		tooltest.WantStatus(t, res, tool.StatusFailed)
@@ -229,12 +245,11 @@ func TestRecordStoreFaults(t *testing.T) {
 		assert.Equal(t, int32(0), r.writes.Load())
 	})
 	t.Run("a store that hangs: the call ends by the hook timeout, unrun", func(t *testing.T) {
-		r := newRecorded(t, &tool.RegistryOptions{HookTimeout: 20 * time.Millisecond, Records: recordStoreFunc{
+		r := newRecorded(t, &tool.RegistryOptions{HookTimeout: 20 * time.Millisecond, Records: recordStoreFunc{RecordStore: mem,
 			claim: func(ctx context.Context, _, _, _ string, _ time.Time) (string, bool, error) {
 				<-ctx.Done()
 				return "", false, ctx.Err()
 			},
-			replace: mem.Replace,
 		}})
 		tooltest.WantStatus(t, r.call("c1", "conv", "write", `{"line":"a"}`), tool.StatusFailed)
 		assert.Equal(t, int32(0), r.writes.Load())
@@ -256,4 +271,159 @@ func TestRecordStoreFaults(t *testing.T) {
 		tooltest.WantOK(t, res)
 		assert.False(t, res.FromRecord)
 	})
+}
+
+func TestClaimBelongsToItsCall(t *testing.T) {
+	t.Run("a Claim retried after its reply was lost finds its own claim and goes on", func(t *testing.T) {
+		mem := tool.NewMemoryRecordStore(0)
+		// The store made the claim, the reply was lost, and the client sent
+		// the command again: the second reply shows the claim, as kept.
+		r := newRecorded(t, &tool.RegistryOptions{DefaultTimeout: 200 * time.Millisecond, Grace: 50 * time.Millisecond, Records: recordStoreFunc{RecordStore: mem,
+			claim: func(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error) {
+				if kept, ok, err := mem.Claim(ctx, session, id, value, expires); err != nil || !ok {
+					return kept, ok, err
+				}
+				return mem.Claim(ctx, session, id, value, expires)
+			},
+		}})
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantOK(t, res)
+		assert.Equal(t, int32(1), r.writes.Load())
+		again := r.call("c1", "conv", "write", `{"line":"a"}`)
+		assert.True(t, again.FromRecord, "recorded: %v %s", again.Status, again.Text())
+	})
+	t.Run("a claim the store could not confirm lapses, and the call runs when made again", func(t *testing.T) {
+		mem := tool.NewMemoryRecordStore(0)
+		first := true
+		// The store gave up on the claim (a timeout) and Redis made it later.
+		r := newRecorded(t, &tool.RegistryOptions{DefaultTimeout: 2 * time.Second, Records: recordStoreFunc{RecordStore: mem,
+			claim: func(ctx context.Context, session, id, value string, expires time.Time) (string, bool, error) {
+				if first {
+					first = false
+					_, _, _ = mem.Claim(ctx, session, id, value, expires)
+					return "", false, errors.New("redis: i/o timeout")
+				}
+				return mem.Claim(ctx, session, id, value, expires)
+			},
+		}})
+		tool.SetRecordLease(r.reg, 100*time.Millisecond)
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantStatus(t, res, tool.StatusFailed)
+		assert.ErrorIs(t, res.Err, tool.ErrRecordStore)
+		tooltest.WantTextContains(t, res, "did not run", "try again in a few seconds")
+		again := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantOK(t, again)
+		assert.False(t, again.FromRecord)
+		assert.Equal(t, int32(1), r.writes.Load())
+	})
+	t.Run("a call that waits to start keeps its claim past the lease", func(t *testing.T) {
+		r := newRecorded(t, nil)
+		tool.SetRecordLease(r.reg, 50*time.Millisecond)
+		release := make(chan struct{})
+		r.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(func(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
+			<-release
+			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
+		})}))
+		first := make(chan *tool.Result)
+		go func() { first <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+		time.Sleep(300 * time.Millisecond) // six leases
+		twin := make(chan *tool.Result)
+		go func() { twin <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+		time.Sleep(100 * time.Millisecond)
+		close(release) // the twin, had it claimed the ID, waits for approval too
+		tooltest.WantOK(t, <-first)
+		res := <-twin
+		tooltest.WantOK(t, res)
+		assert.True(t, res.FromRecord, "the twin ran instead of waiting")
+		assert.Equal(t, int32(1), r.writes.Load())
+	})
+}
+
+func TestTwinIsToldTheTruth(t *testing.T) {
+	t.Run("a call that ran but whose record the store refused: said at once", func(t *testing.T) {
+		mem := tool.NewMemoryRecordStore(0)
+		r := newRecorded(t, &tool.RegistryOptions{DefaultTimeout: time.Minute, Records: recordStoreFunc{RecordStore: mem,
+			record: func(context.Context, string, string, string, string, time.Time) (bool, error) {
+				return false, errors.New("OOM command not allowed when used memory > 'maxmemory'")
+			},
+		}})
+		tooltest.WantOK(t, r.call("c1", "conv", "write", `{"line":"a"}`))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a hang check: the first call's time limit is a minute
+		defer cancel()
+		res := r.reg.Call(ctx, struct{}{}, tool.Request{ID: "c1", Name: "write", Args: []byte(`{"line":"a"}`), Session: "conv"})
+		tooltest.WantStatus(t, res, tool.StatusConflict)
+		assert.ErrorIs(t, res.Err, tool.ErrCallUnrecorded)
+		tooltest.WantTextContains(t, res, "did not run again", "already ran, but its result could not be kept")
+		assert.Equal(t, int32(1), r.writes.Load())
+	})
+	t.Run("a call that started and never ended: ran, result unknown, once its time is up", func(t *testing.T) {
+		mem := tool.NewMemoryRecordStore(0)
+		broken := errors.New("connection refused")
+		// The store goes away once the tool started: neither the record
+		// nor the mark that it ran is kept, as when the process dies.
+		r := newRecorded(t, &tool.RegistryOptions{DefaultTimeout: 100 * time.Millisecond, Grace: 50 * time.Millisecond, Records: recordStoreFunc{RecordStore: mem,
+			record: func(context.Context, string, string, string, string, time.Time) (bool, error) { return false, broken },
+			replace: func(ctx context.Context, session, id, old, value string, expires time.Time) (bool, error) {
+				if strings.Contains(value, `"lost"`) {
+					return false, broken
+				}
+				return mem.Replace(ctx, session, id, old, value, expires)
+			},
+		}})
+		tooltest.WantOK(t, r.call("c1", "conv", "write", `{"line":"a"}`))
+		res := r.call("c1", "conv", "write", `{"line":"a"}`)
+		tooltest.WantStatus(t, res, tool.StatusConflict)
+		assert.ErrorIs(t, res.Err, tool.ErrCallUnrecorded)
+		assert.Equal(t, int32(1), r.writes.Load())
+	})
+	t.Run("a store that lost its data, or is full of calls in progress, says so", func(t *testing.T) {
+		for _, c := range []struct {
+			err  error
+			want string
+		}{
+			{fmt.Errorf("toolredis: Redis restarted without its data: %w", tool.ErrStoreLostData), "may have lost what it held"},
+			{fmt.Errorf("session full: %w", tool.ErrRecordStoreFull), "too many calls in progress"},
+		} {
+			r := newRecorded(t, &tool.RegistryOptions{Records: recordStoreFunc{RecordStore: tool.NewMemoryRecordStore(0),
+				claim: func(context.Context, string, string, string, time.Time) (string, bool, error) {
+					return "", false, c.err
+				},
+			}})
+			res := r.call("c1", "conv", "write", `{"line":"a"}`)
+			tooltest.WantStatus(t, res, tool.StatusFailed)
+			assert.ErrorIs(t, res.Err, tool.ErrRecordStore)
+			assert.ErrorIs(t, res.Err, c.err)
+			tooltest.WantTextContains(t, res, "did not run", c.want)
+			assert.Equal(t, int32(0), r.writes.Load())
+		}
+	})
+}
+
+func TestRunningCallIsNeverDropped(t *testing.T) {
+	// A small store: a session holds 4 KiB, four records of the long tool.
+	r := newRecorded(t, &tool.RegistryOptions{Records: tool.NewMemoryRecordStore(64 << 10)})
+	r.gate = make(chan struct{})
+	first := make(chan *tool.Result)
+	go func() { first <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+	<-r.entered // c1 runs
+	for i := range 40 {
+		res := r.call(fmt.Sprint("other-", i), "conv", "long", `{}`)
+		tooltest.WantOK(t, res)
+	}
+	twin := make(chan *tool.Result)
+	go func() { twin <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
+	select {
+	case <-r.entered:
+		t.Error("the twin ran the tool while the first call still ran: its claim was dropped to make room")
+		r.gate <- struct{}{}
+	case res := <-twin:
+		t.Fatalf("the twin did not wait: %v %s", res.Status, res.Text())
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(r.gate)
+	tooltest.WantOK(t, <-first)
+	res := <-twin
+	tooltest.WantOK(t, res)
+	assert.True(t, res.FromRecord)
+	assert.Equal(t, int32(1), r.writes.Load(), "the tool body ran twice")
 }

@@ -82,12 +82,14 @@ type RegistryOptions struct {
 	// call with the same ID in the same session ran: the tool does not run
 	// again, and the model is given what it was given then
 	// ([Result.FromRecord]). A call whose ID was used for other arguments
-	// or another tool, or that arrives while its twin runs and does not
-	// end in time, is refused ([StatusConflict]); a twin waits for the
-	// first within its own deadline. Only calls whose tool started are
-	// recorded; calls with no session or no ID are never recorded. Nil
-	// means every call runs. [NewMemoryRecordStore] is the in-memory
-	// store.
+	// or another tool, that arrives while its twin runs and does not end
+	// in time, or whose twin ran but could not be recorded, is refused
+	// ([StatusConflict]: [ErrCallIDReused], [ErrCallInFlight],
+	// [ErrCallUnrecorded]); a twin waits for the first within its own
+	// deadline. Only calls whose tool started are recorded; one that did
+	// not start frees its ID, within seconds even if its process died.
+	// Calls with no session or no ID are never recorded. Nil means every
+	// call runs. [NewMemoryRecordStore] is the in-memory store.
 	Records RecordStore
 	// RecordFor is how long a record is kept, and how long a call that
 	// was started and never finished (its process died) holds its ID.

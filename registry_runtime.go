@@ -61,8 +61,9 @@ type runtimeConfig struct {
 	limiterOnce sync.Once
 	limiter     Limiter // counts the calls of limited tools; made on first use when none was given
 
-	records   RecordStore // keeps the records of calls, if anything does
-	recordFor time.Duration
+	records     RecordStore // keeps the records of calls, if anything does
+	recordFor   time.Duration
+	recordLease time.Duration // how long a claim lasts before its tool starts (record.go)
 }
 
 // callLimiter returns the configured limiter, or an in-process one made on
@@ -90,12 +91,12 @@ func (rt *runtimeConfig) cursorKeyring() *keyring.Keyring {
 var standaloneCounters counters
 
 var defaultRuntime = &runtimeConfig{timeout: DefaultTimeout, grace: DefaultGrace, counters: &standaloneCounters, maxOut: DefaultMaxOutputBytes,
-	hookTimeout: defaultHookTimeout, observerTimeout: defaultObserverTimeout}
+	hookTimeout: defaultHookTimeout, observerTimeout: defaultObserverTimeout, recordFor: defaultRecordFor, recordLease: recordLease}
 
 func newRuntime(o *RegistryOptions) *runtimeConfig {
 	rt := &runtimeConfig{timeout: o.DefaultTimeout, grace: o.Grace, observer: o.Observer, counters: &counters{},
 		keyring: o.Keyring, maxOut: o.MaxOutputBytes, spill: o.Spill, hookTimeout: o.HookTimeout, observerTimeout: o.ObserverTimeout,
-		keepInvisible: o.KeepInvisible, limiter: o.Limiter, records: o.Records, recordFor: o.RecordFor}
+		keepInvisible: o.KeepInvisible, limiter: o.Limiter, records: o.Records, recordFor: o.RecordFor, recordLease: recordLease}
 	if rt.recordFor <= 0 {
 		rt.recordFor = defaultRecordFor
 	}

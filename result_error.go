@@ -88,6 +88,14 @@ var (
 	// ErrApprovalState wraps why a resumed approval was refused: its
 	// state is altered, expired, for another call or already used.
 	ErrApprovalState = errors.New("tool: the approval state cannot be used")
+	// ErrOtherAnswerer is wrapped with ErrApprovalState when a resumed
+	// approval's answer came from someone other than the party the call
+	// was deferred to ([PendingApproval].Answerer): a frontend the host
+	// did not choose as its approver.
+	ErrOtherAnswerer = errors.New("tool: the approval answer came from someone other than who was asked")
+	// ErrEditedTooOften: a call's arguments were edited, each edit
+	// changing its class, more times than one call is asked about.
+	ErrEditedTooOften = errors.New("tool: the arguments were edited too many times")
 	// ErrAwaitingApproval: the approver will answer later
 	// (StatusAwaitingApproval); see Result.Pending.
 	ErrAwaitingApproval = errors.New("tool: awaiting an approval answer")
@@ -103,12 +111,31 @@ var (
 	// (StatusConflict).
 	ErrCallIDReused = errors.New("tool: the call ID was used for another call")
 	// ErrCallInFlight: an earlier call of the session with the same ID
-	// is still running, or was interrupted, and did not end within this
-	// call's wait (StatusConflict).
+	// is still in progress (waiting to start, or running) and did not end
+	// within this call's wait (StatusConflict).
 	ErrCallInFlight = errors.New("tool: a call with the same ID is still running")
+	// ErrCallUnrecorded: an earlier call of the session with the same ID
+	// ran, but its result could not be kept (its process died, or the
+	// record store refused the record), so it cannot be given; this call
+	// did not run (StatusConflict). The ID stays so until the claim
+	// expires: RegistryOptions.RecordFor after the tool started.
+	ErrCallUnrecorded = errors.New("tool: a call with the same ID ran, and its result could not be kept")
 	// ErrRecordStore wraps the error of a [RecordStore] that could not say
 	// whether the call ran before: the call did not run (StatusFailed).
+	// A claim the store could not confirm lapses within seconds, so the
+	// call may be made again.
 	ErrRecordStore = errors.New("tool: the call's record could not be checked")
+	// ErrRecordStoreFull is wrapped by the error of a [RecordStore] whose
+	// room for the session (or for all) is taken by calls in progress,
+	// which it never forgets: the call did not run (StatusFailed).
+	ErrRecordStoreFull = errors.New("tool: the record store is full of calls in progress")
+	// ErrStoreLostData is wrapped by the error of a store that may have
+	// lost what it kept (Redis restarted without persistence, was flushed,
+	// evicted keys, or a replica that may lack the last writes took over)
+	// and so refuses, failing closed, for as long as what it lost could
+	// still matter: a call whose record it lost could run twice, a used
+	// approval be used again. The call did not run (StatusFailed).
+	ErrStoreLostData = errors.New("tool: the store may have lost what it kept")
 	// ErrFromRecord is the cause of a call answered from the record of an
 	// earlier one that did not succeed; the earlier cause's text is
 	// wrapped with it (Result.FromRecord).

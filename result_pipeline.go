@@ -164,6 +164,7 @@ const (
 	whyArgsChanged = "its arguments changed after they were approved"
 	whyUnchecked   = "its approval answer could not be checked"
 	whyUsed        = "its approval answer was already used"
+	whyStoreLost   = "its approval answer could not be checked: the store of approval answers may have lost what it held, so whether the answer was used before cannot be told; ask the user again"
 )
 
 func whyPolicy(s Safety) string {
@@ -204,6 +205,23 @@ func whyStateRefused(err error) string {
 	return "its approval answer cannot be used (it is altered, or for another call)"
 }
 
+// whyOtherAnswerer: the answer to a deferred approval came through a
+// party it was not deferred to.
+const whyOtherAnswerer = "its approval answer came from someone other than the one asked"
+
+// editDeniedResult is the result of a call whose edited arguments are
+// refused: the edit is put to the policy as a new call is.
+func editDeniedResult(name string, cause error, why string) *Result {
+	msg := "The approver edited the arguments of this call to " + name + ", and the edited call was not allowed to run: " + why +
+		". It did not run. Do not repeat it unchanged; change the approach or ask the user."
+	return failed(StatusDenied, cause, text.Bound(msg, maxErrorText))
+}
+
+// whyEditedTooOften: a call's arguments were edited round after round.
+func whyEditedTooOften(rounds int) string {
+	return fmt.Sprintf("its arguments were edited %d times, each time into a call of another kind, and it was asked about no more", rounds)
+}
+
 func awaitingResult(name string, p *PendingApproval) *Result {
 	res := failed(StatusAwaitingApproval, ErrAwaitingApproval, "The call to "+name+" needs the user's approval, which has been asked for. It has not run yet.")
 	res.Pending = p
@@ -227,18 +245,31 @@ func editInvalidResult(name string, invalid *Result) *Result {
 // record
 
 // conflictResult is the result of a call whose ID an earlier call of the
-// session holds: with other arguments, or still running.
+// session holds: with other arguments, still in progress, or run with its
+// result lost.
 func conflictResult(name string, cause error) *Result {
 	msg := "The call to " + name + " did not run: a call with the same ID was already made in this conversation with other arguments. Make it again as a new call."
-	if cause == ErrCallInFlight {
-		msg = "The call to " + name + " did not run again: a call with the same ID is still running, or was interrupted before it finished, so its result is not known. Check whether it took effect before making it again as a new call."
+	switch cause {
+	case ErrCallInFlight:
+		msg = "The call to " + name + " did not run again: a call with the same ID is still in progress, so its result is not known yet. Check whether it took effect before making it again as a new call."
+	case ErrCallUnrecorded:
+		msg = "The call to " + name + " did not run again: a call with the same ID already ran, but its result could not be kept, so it is not known. Check whether it took effect before making it again as a new call."
 	}
 	return failed(StatusConflict, cause, msg)
 }
 
+// recordFailedResult is the result of a call whose record store did not
+// say whether it ran before: the store failed, is full, or may have lost
+// what it kept.
 func recordFailedResult(name string, err error) *Result {
-	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err),
-		"The call to "+name+" did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again shortly.")
+	msg := "The call to " + name + " did not run: whether it already ran could not be checked just now. This is not a problem with your arguments; try again in a few seconds."
+	switch {
+	case errors.Is(err, ErrStoreLostData):
+		msg = "The call to " + name + " did not run: the store that remembers which calls already ran may have lost what it held, so whether this call already ran cannot be told. This is not a problem with your arguments; tell the user, and check whether it took effect before making it again."
+	case errors.Is(err, ErrRecordStoreFull):
+		msg = "The call to " + name + " did not run: this conversation has too many calls in progress to keep track of another. Try again when some have finished."
+	}
+	return failed(StatusFailed, fmt.Errorf("%w: %w", ErrRecordStore, err), msg)
 }
 
 // recordedCause is the host-side cause of a failed call answered from its
@@ -584,4 +615,34 @@ func showPointer(p string) string {
 		return "the top level"
 	}
 	return text.Clean(text.Cut(p, 200))
+}
+
+// tasks (task.go, task_follow.go)
+
+func taskResultTooLarge(name string) string {
+	return "The call to " + name + " ran as a task, but its result is larger than this conversation may keep, so it is lost. " +
+		"Do not run it again for the same result; narrow the request."
+}
+
+func taskNotStarted(name string) string {
+	return "The call to " + name + " could not start as a task: this conversation has as many tasks as it may keep. " +
+		"Wait for one to finish, then call it again."
+}
+
+func taskGoesOn(name, id string) string {
+	return "The call to " + name + " is still running, as task " + id + ". Its result will be given to you when it ends, " +
+		"in a later turn: do not call it again, and do not wait for it; go on with what does not depend on it."
+}
+
+func taskNote(task *Task) string {
+	head := "Task " + task.ID + " (the call to " + task.Tool + ") "
+	switch {
+	case task.Status == TaskCompleted && task.Result != nil:
+		return head + "has ended. Its result:\n" + task.Result.Text()
+	case task.Status == TaskCancelled:
+		return head + "was cancelled before it ended."
+	default:
+		return head + "failed, with no result: the process running it stopped or the tool crashed. " +
+			"It did not finish; tell the user, and call it again only if they ask."
+	}
 }

@@ -16,9 +16,16 @@ import (
 // caller's goroutine with it, and a tool that ignores its context can be
 // abandoned: the caller waits until the deadline stage's limits or its
 // own cancellation, then a grace period, and gives up. The tool's own
-// answer becomes a Result here (settle).
+// answer becomes a Result here (settle). When the registry keeps records,
+// the call's claim on its ID is first made to last the tool's time limit
+// (record.go), and the tool runs only if the call still holds it.
 func runStage[C any](ctx context.Context, call *Call[C]) *Result {
 	cc := ctx.(*callCtx) // the deadline stage's
+	if h := call.st.record.hold; h != nil {
+		if res := h.start(cc, call.Name); res != nil {
+			return res // the call no longer holds its ID: the tool does not run
+		}
+	}
 	e := call.st.entry
 	rt := e.rt
 	// One allocation holds the run: the job handed over, its outcome and

@@ -63,6 +63,15 @@ type Definition struct {
 	Idempotent bool
 	// Hidden tools can be called but are left out of [Registry.Definitions].
 	Hidden bool
+	// Task says whether the tool may run as a task ([Tasks]): never (the
+	// zero value), may, or must. Frontends that speak tasks (MCP's tasks
+	// extension) start a call of a tool that may or must as a task; one
+	// that must is refused by frontends that cannot follow a task.
+	Task TaskSupport
+	// TaskTimeout bounds the tool's run when it runs as a task, in place of
+	// Timeout (which bounds it as a plain call). Zero means
+	// [DefaultTaskTimeout].
+	TaskTimeout time.Duration
 }
 
 // DisplayName returns Title, or Name when Title is empty.

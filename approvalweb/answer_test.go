@@ -75,7 +75,7 @@ func TestAnswerAllowAlwaysIsRemembered(t *testing.T) {
 	status, _ := f.post("ada", url.Values{"state": {p.State}, "decision": {"allow_always"}}, nil)
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, tool.StatusOK, result(t, done).Status)
-	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"b.md","text":"2"}`), Session: "conv-ada"})
+	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"b.md","text":"2"}`), Session: "conv-ada", ReturnPending: true})
 	assert.Equal(t, tool.StatusOK, res.Status, "the next write of the session runs without asking")
 }
 

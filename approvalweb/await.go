@@ -23,16 +23,40 @@ const (
 	reasonWithdrew = "the agent stopped waiting for an answer"
 )
 
+// Answerer names the page as the party a deferred approval waits for
+// ([tool.PendingApproval].Answerer): only the page's answers, and those
+// given through [Handler.Answer], resume a call deferred to it.
+const Answerer = "approvalweb"
+
 // Approver returns the approver that sends every call it is asked about
-// to the page: it answers [tool.DecisionDefer], so the call ends at once,
-// unrun, with [tool.StatusAwaitingApproval] and the signed state in
-// Result.Pending, which [Handler.Await] offers on the page.
+// to the page. It defers ([tool.DecisionDefer], to [Answerer]) and waits
+// for the answer itself ([tool.Awaiter]): the call is offered on the page
+// and waits there, within the approval timeout, for a person's answer on
+// any replica that shares the store, then runs or not. So the page
+// decides on every path a call arrives by (a direct call, a batch, a
+// provider loop, an MCP client, an agent framework), and no other
+// frontend answers in its place.
 //
 //	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{Approver: page.Approver()}))
+//
+// A host that ends the model's turn instead of holding the call sets
+// [tool.Request.ReturnPending]: the call then ends at once,
+// [tool.StatusAwaitingApproval], and the host offers Result.Pending
+// ([Handler.Offer]) and resumes the call with the answer of
+// [Handler.Await], here or on another replica.
 func (h *Handler) Approver() tool.Approver {
-	return tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
-		return tool.Decision{Kind: tool.DecisionDefer}, nil
-	})
+	return pageApprover{h}
+}
+
+// pageApprover is the page's [tool.Approver] and [tool.Awaiter].
+type pageApprover struct{ h *Handler }
+
+func (pageApprover) Approve(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+	return tool.Decision{Kind: tool.DecisionDefer, Answerer: Answerer}, nil
+}
+
+func (a pageApprover) Await(ctx context.Context, p *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
+	return a.h.Await(ctx, p)
 }
 
 // Offer puts p, a call's Result.Pending, on the page of the people who may
@@ -84,13 +108,13 @@ func (h *Handler) Await(ctx context.Context, p *tool.PendingApproval) (*tool.App
 	for {
 		wake := h.changes.wait() // before the look, so that no change is missed
 		if d, ok := h.answerOf(ctx, p); ok {
-			return &tool.ApprovalAnswer{State: p.State, Decision: d}, nil
+			return &tool.ApprovalAnswer{State: p.State, Decision: d, Answerer: Answerer}, nil
 		}
 		if !time.Now().Before(p.Expires) {
 			d := tool.Decision{Kind: tool.DecisionDeny, Reason: reasonNoAnswer}
 			if first, err := h.answer(ctx, p.State, d); first || err != nil {
 				// Unrecorded or not, the state has expired: the deny stands.
-				return &tool.ApprovalAnswer{State: p.State, Decision: d}, nil
+				return &tool.ApprovalAnswer{State: p.State, Decision: d, Answerer: Answerer}, nil
 			}
 			continue // someone answered at the last moment: read theirs
 		}

@@ -14,12 +14,31 @@ import (
 	"github.com/toolbelt-go/tool/approvalweb"
 )
 
-func TestApproverDefers(t *testing.T) {
+// The page's approver holds the call until the page answers it, whoever
+// made the call; a host that takes the pending approval back asks for it.
+func TestApproverWaits(t *testing.T) {
 	f := newFixture(t, nil)
-	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada"})
+	done := make(chan *tool.Result, 1)
+	go func() {
+		done <- f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada"})
+	}()
+	p := f.waiting("conv-ada")
+	assert.Equal(t, "Write a", p.Request.Preview.Title)
+	assert.Equal(t, approvalweb.Answerer, p.Answerer)
+	assert.Empty(t, f.notes.get("a"), "nothing runs while the page waits")
+	status, a := f.post("ada", answer(p.State, "allow_once"), nil)
+	require.Equal(t, 200, status, a.Message)
+	assert.Equal(t, tool.StatusOK, result(t, done).Status)
+	assert.Equal(t, "b", f.notes.get("a"))
+}
+
+func TestApproverReturnsPending(t *testing.T) {
+	f := newFixture(t, nil)
+	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada", ReturnPending: true})
 	assert.Equal(t, tool.StatusAwaitingApproval, res.Status)
 	require.NotNil(t, res.Pending)
 	assert.Equal(t, "Write a", res.Pending.Request.Preview.Title)
+	assert.Equal(t, approvalweb.Answerer, res.Pending.Answerer)
 	assert.Empty(t, f.notes.get("a"))
 }
 
@@ -46,6 +65,7 @@ func TestAwaitExpiry(t *testing.T) {
 	f.reg = tool.NewRegistry[struct{}](nil)
 	f.reg.MustAdd(f.notes.tools()...)
 	f.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: f.page.Approver(), Timeout: 200 * time.Millisecond}))
+	f.returnPending = true
 	done := f.call(context.Background(), "conv-ada", "write_note", `{"path":"a","text":"late"}`)
 	p := f.waiting("conv-ada")
 	res := result(t, done)
@@ -66,7 +86,7 @@ func TestAwaitCanceled(t *testing.T) {
 	f := newFixture(t, nil)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("the user closed the conversation")
-	res := f.reg.Call(ctx, struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada"})
+	res := f.reg.Call(ctx, struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada", ReturnPending: true})
 	require.NotNil(t, res.Pending)
 	errs := make(chan error, 1)
 	go func() {
@@ -93,7 +113,7 @@ func TestOfferRefused(t *testing.T) {
 	f := newFixture(t, &approvalweb.Options{Store: failingStore{}})
 	_, err := f.page.Await(context.Background(), nil)
 	assert.ErrorContains(t, err, "needs a call's Result.Pending")
-	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada"})
+	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada", ReturnPending: true})
 	_, err = f.page.Await(context.Background(), res.Pending)
 	assert.ErrorIs(t, err, errUnreachable)
 	assert.ErrorContains(t, err, "approvalweb: the approval could not be offered")

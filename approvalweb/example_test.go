@@ -39,19 +39,11 @@ func Example() {
 		func(_ context.Context, in noteArgs) (string, error) { return "wrote " + in.Path, nil }))
 	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
 
-	// The agent loop: the call is deferred, offered on the page, and
-	// resumed with the person's answer.
-	ctx := context.Background()
-	req := tool.Request{ID: "call-1", Name: "write_note", Args: []byte(`{"path":"notes.md","text":"hello"}`), Session: "conv-1"}
-	res := reg.Call(ctx, struct{}{}, req)
-	fmt.Println("agent:", res.Status)
-	answers := make(chan *tool.ApprovalAnswer, 1)
+	// The agent loop: the call waits on the page until a person answers.
+	results := make(chan *tool.Result, 1)
 	go func() {
-		answer, err := page.Await(ctx, res.Pending)
-		if err != nil {
-			panic(err)
-		}
-		answers <- answer
+		req := tool.Request{ID: "call-1", Name: "write_note", Args: []byte(`{"path":"notes.md","text":"hello"}`), Session: "conv-1"}
+		results <- reg.Call(context.Background(), struct{}{}, req)
 	}()
 
 	// The person reads what waits, and allows it.
@@ -73,11 +65,9 @@ func Example() {
 	}
 	resp.Body.Close()
 
-	req.Approval = <-answers
-	res = reg.Call(ctx, struct{}{}, req)
+	res := <-results
 	fmt.Println("agent:", res.Status, res.Text())
 	// Output:
-	// agent: awaiting_approval
 	// person sees: write_note (mutating)
 	// agent: ok wrote notes.md
 }

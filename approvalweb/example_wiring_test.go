@@ -35,8 +35,10 @@ func ExampleNew() {
 	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{Approver: page.Approver()}))
 }
 
-// The agent loop's part: a call that waits for a person is offered on the
-// page, and resumed with the answer.
+// The agent loop's part, for a host that does not hold the call while the
+// person decides: ReturnPending ends the call at once, unrun; the pending
+// approval is offered on the page, and the call resumed with the answer
+// (here, or on another replica, in a later request).
 func ExampleHandler_Await() {
 	var (
 		page  *approvalweb.Handler
@@ -45,6 +47,7 @@ func ExampleHandler_Await() {
 		state State
 		req   tool.Request // what the model asked for
 	)
+	req.ReturnPending = true // without it, reg.Call waits on the page itself
 	res := reg.Call(ctx, state, req)
 	if res.Status == tool.StatusAwaitingApproval {
 		answer, err := page.Await(ctx, res.Pending)

@@ -40,7 +40,7 @@ func FuzzAnswer(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer page.Close()
-		res := reg.Call(ctx, struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada"})
+		res := reg.Call(ctx, struct{}{}, tool.Request{Name: "write_note", Args: []byte(`{"path":"a","text":"b"}`), Session: "conv-ada", ReturnPending: true})
 		p := res.Pending
 		if p == nil || page.Offer(ctx, p) != nil {
 			t.Fatalf("no approval to answer: %s", res.Text())

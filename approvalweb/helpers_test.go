@@ -29,6 +29,10 @@ type fixture struct {
 	srv   *httptest.Server
 	url   string // the page, under its mount path
 	notes *notes
+	// returnPending makes call take each deferred call back and resume it
+	// itself, as a host that ends the model's turn does; without it the
+	// call waits on the page inside the pipeline.
+	returnPending bool
 }
 
 // notes is what the tools wrote: the effect a test checks.
@@ -131,7 +135,7 @@ func newFixture(t testing.TB, opts *approvalweb.Options) *fixture {
 func (f *fixture) call(ctx context.Context, session, name, args string) <-chan *tool.Result {
 	out := make(chan *tool.Result, 1)
 	go func() {
-		req := tool.Request{ID: "call-" + name, Name: name, Args: json.RawMessage(args), Session: session}
+		req := tool.Request{ID: "call-" + name, Name: name, Args: json.RawMessage(args), Session: session, ReturnPending: f.returnPending}
 		res := f.reg.Call(ctx, struct{}{}, req)
 		if res.Status == tool.StatusAwaitingApproval {
 			answer, err := f.page.Await(ctx, res.Pending)
@@ -151,7 +155,7 @@ func (f *fixture) call(ctx context.Context, session, name, args string) <-chan *
 // page, without waiting for the answer.
 func (f *fixture) deferred(session, name, args string) *tool.PendingApproval {
 	f.t.Helper()
-	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "call-" + name, Name: name, Args: json.RawMessage(args), Session: session})
+	res := f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "call-" + name, Name: name, Args: json.RawMessage(args), Session: session, ReturnPending: true})
 	require.Equal(f.t, tool.StatusAwaitingApproval, res.Status, res.Text())
 	require.NoError(f.t, f.page.Offer(context.Background(), res.Pending))
 	return res.Pending

@@ -46,6 +46,12 @@ func Cases() []Case {
 			Path: "InferTool, InvokableRun", Validates: "types only", open: openEino},
 		{ID: "adk", Framework: "ADK", Module: "google.golang.org/adk",
 			Path: "functiontool Run", Validates: "JSON Schema; output schema", open: openADK},
+		{ID: "eino_tooleino", Framework: "Eino + tooleino", Module: "github.com/cloudwego/eino",
+			Path: "tooleino InvokableRun (Registry.Call)", Validates: "JSON Schema; strict JSON", open: openTooleino},
+		{ID: "eino_flow", Framework: "Eino", Module: "github.com/cloudwego/eino",
+			Path: "Runner turn, InferTool", Validates: "types only", open: openEinoFlow(false)},
+		{ID: "eino_flow_tooleino", Framework: "Eino + tooleino", Module: "github.com/cloudwego/eino",
+			Path: "Runner turn, tooleino", Validates: "JSON Schema; strict JSON", open: openEinoFlow(true)},
 	}
 }
 

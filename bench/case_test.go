@@ -49,6 +49,7 @@ func TestInvalidCall(t *testing.T) {
 		"floor": false, "toolbelt": true, "toolbelt_approval": true,
 		"mcpgo_server": true, "mcpgo_client": true, "gosdk_handler": true, "gosdk_client": true,
 		"eino": false, "adk": true,
+		"eino_tooleino": true, "eino_flow": false, "eino_flow_tooleino": true,
 	}
 	for _, s := range openAll(t) {
 		t.Run(s.ID, func(t *testing.T) {

@@ -50,4 +50,16 @@
 // Toolbelt for the schema the model sees, but never validates arguments
 // against it. testdata/acceptance.md, checked by TestAcceptance, shows what
 // each path does with each kind of bad argument.
+//
+// # Agent flows
+//
+// A framework's agent calls a tool inside a turn of its own flow. The
+// eino_flow rows run one turn of Eino's adk ChatModelAgent under its Runner
+// per call (a scripted model makes the call, the ReAct graph's ToolsNode
+// runs the tool, the model is asked again and ends the turn), with Eino's
+// InferTool, and with the registry's tool through tooleino: what a tool
+// costs an Eino agent, and what Toolbelt's pipeline adds to a turn. In the
+// flow, an error of InferTool (a wrong type, trailing data, cut-off
+// arguments) ends the whole run, and the model is never answered ("ends the
+// run" in the acceptance table); tooleino answers with the retry hint.
 package bench

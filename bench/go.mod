@@ -8,6 +8,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/tooleino v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/toolmcp v0.0.0-00010101000000-000000000000
 	google.golang.org/adk v1.7.0
 	google.golang.org/genai v1.57.0
@@ -83,5 +84,6 @@ require (
 
 replace (
 	github.com/toolbelt-go/tool => ../
+	github.com/toolbelt-go/tool/tooleino => ../tooleino
 	github.com/toolbelt-go/tool/toolmcp => ../toolmcp
 )

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -53,6 +54,9 @@ const (
 	// NotSent means the call never became a tool call: the client would
 	// not send it, or the server answered with a JSON-RPC error.
 	NotSent
+	// EndsRun means the framework ended the agent's whole run with the
+	// tool's error: the model is never answered.
+	EndsRun
 )
 
 // String returns the word the acceptance table uses.
@@ -64,6 +68,8 @@ func (o Outcome) String() string {
 		return "refused"
 	case NotSent:
 		return "not sent"
+	case EndsRun:
+		return "ends the run"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -76,6 +82,8 @@ func (s *Setup) Try(ctx context.Context, probes []Probe) []Outcome {
 	for i, p := range probes {
 		_, rejected, err := s.Call(ctx, p.Args)
 		switch {
+		case errors.Is(err, errRunEnded):
+			got[i] = EndsRun
 		case err != nil:
 			got[i] = NotSent
 		case rejected:

@@ -208,17 +208,14 @@ var hostileCommands = []string{
 
 var syscallZero = syscall.Signal(0)
 
-// need skips a test that runs a program this machine lacks, or fails it
-// where the sandbox tests must run (sandboxtest.RequireEnv, as in CI).
+// need skips a test that runs a program this machine lacks (tooltest.Need:
+// the package fails at the end, naming it), or fails it where the sandbox
+// tests must run (sandboxtest.RequireEnv, as in CI).
 func need(t testing.TB, programs ...string) {
 	t.Helper()
 	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			if os.Getenv(sandboxtest.RequireEnv) != "" {
-				t.Fatalf("no %s on this machine, and %s is set", p, sandboxtest.RequireEnv)
-			}
-			t.Skipf("no %s on this machine", p)
-		}
+		_, err := exec.LookPath(p)
+		tooltest.Need(t, sandboxtest.Program(p), err)
 	}
 }
 

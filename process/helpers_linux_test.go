@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolbelt-go/tool/internal/sandboxtest"
 	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
 )
@@ -21,12 +22,14 @@ import (
 // carrying it may outlive the test.
 func marked(t *testing.T) []string { return tooltest.TrackProcesses(t, nil) }
 
-// need skips a test whose script uses a program this machine lacks.
+// need skips a test whose script uses a program this machine lacks
+// (tooltest.Need: the package fails at the end, naming it), or fails it
+// where the sandbox tests must run (sandboxtest.RequireEnv, as in CI).
 func need(t testing.TB, programs ...string) {
+	t.Helper()
 	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("no %s on this machine", p)
-		}
+		_, err := exec.LookPath(p)
+		tooltest.Need(t, sandboxtest.Program(p), err)
 	}
 }
 

@@ -21,6 +21,13 @@ var ErrCannotAsk = errors.New("mcp: the client cannot ask its user for approval"
 // it (MissingRequiredClientCapabilityError, SEP-2575).
 var errNoElicitation = errors.New("it did not declare the elicitation capability")
 
+// Answerer names the MCP client as the party a deferred approval waits
+// for ([tool.PendingApproval].Answerer). Only calls deferred to it are
+// sent to the client as input requests, and only its answers (the retried
+// tools/call) resume them: the client answers only when the host chose
+// [Approver].
+const Answerer = "mcp"
+
 // ApproverOptions configure [Approver].
 type ApproverOptions struct {
 	// Fallback answers calls that did not come through [AddTools] (the
@@ -79,7 +86,7 @@ func (a *approver) Approve(ctx context.Context, ar tool.ApprovalRequest) (tool.D
 		if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
 			return tool.Decision{}, fmt.Errorf("%w: %w", ErrCannotAsk, errNoElicitation)
 		}
-		return tool.Decision{Kind: tool.DecisionDefer}, nil
+		return tool.Decision{Kind: tool.DecisionDefer, Answerer: Answerer}, nil
 	}
 	res, err := req.Session.Elicit(ctx, approvalForm(ar))
 	if err != nil {

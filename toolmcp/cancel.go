@@ -19,7 +19,8 @@ var ErrClientGone = errors.New("mcp: the connection to the client ended")
 // cancelled when ctx is, with a cause that says why: the SDK cancels a
 // request's context without one when the client sends
 // notifications/cancelled, and with the read error when the connection
-// ends. done releases it.
+// ends. A call of a stateless HTTP request is cancelled too when the
+// client closes that request (see withCarrier). done releases it.
 func detach(ctx context.Context) (_ context.Context, done func()) {
 	cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
@@ -33,8 +34,13 @@ func detach(ctx context.Context) (_ context.Context, done func()) {
 			cancel(fmt.Errorf("%w: %w", ErrClientGone, cause))
 		}
 	})
+	stopCarrier := func() bool { return false }
+	if carrier, ok := ctx.Value(carrierKey{}).(context.Context); ok {
+		stopCarrier = context.AfterFunc(carrier, func() { cancel(ErrCancelledByClient) })
+	}
 	return cctx, func() {
 		stop()
+		stopCarrier()
 		cancel(context.Canceled)
 	}
 }

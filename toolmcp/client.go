@@ -11,11 +11,13 @@ import (
 
 // NewClient is [sdk.NewClient] with [ClientMiddleware] added, so that the
 // progress a server reports for calls of [RemoteTools] reaches the tools'
-// callers as [tool.ReportProgress]. Every other notification reaches the
-// handlers in opts as usual.
+// callers as [tool.ReportProgress], and with the tasks extension's methods,
+// so that [RemoteTools] can follow a tool the server runs only as a task.
+// Every other notification reaches the handlers in opts as usual.
 func NewClient(impl *sdk.Implementation, opts *sdk.ClientOptions) *sdk.Client {
 	c := sdk.NewClient(impl, opts)
 	c.AddReceivingMiddleware(ClientMiddleware())
+	addTaskMethods(c) // tasks/get, tasks/update, tasks/cancel for remote tasks (task_remote.go)
 	return c
 }
 

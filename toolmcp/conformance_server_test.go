@@ -259,7 +259,12 @@ func newConformanceServer() (*sdk.Server, *tool.Registry[struct{}], error) {
 	if err := addConformance2026(server, reg); err != nil {
 		return nil, nil, err
 	}
-	AddTools(server, reg, nil)
+	tasks, err := addConformanceTasks(server, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	AddTools(server, reg, &Options[struct{}]{Tasks: tasks})
+	server.AddReceivingMiddleware(askBeforeTask)
 
 	text := func(uri, mime, body string) sdk.ResourceHandler {
 		return func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {

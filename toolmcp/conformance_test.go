@@ -52,7 +52,10 @@ func TestConformance(t *testing.T) {
 func TestConformance2026(t *testing.T) {
 	passed, _ := runConformance(t, "@modelcontextprotocol/conformance-next", "testdata/conformance-2026-expected-failures.yml",
 		"--requirements", "2026-07-28")
-	for _, s := range []string{"server-stateless", "input-required-result-tampered-state", "input-required-result-non-tool-request"} {
+	for _, s := range []string{"server-stateless", "input-required-result-tampered-state", "input-required-result-non-tool-request",
+		// The tasks extension (SEP-2663), served by AddTools with Options.Tasks.
+		"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal", "tasks-mrtr-input",
+		"tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-required-task-error", "tasks-mrtr-composition"} {
 		if !slices.Contains(passed, s) {
 			t.Errorf("required scenario %s did not pass", s)
 		}

@@ -119,7 +119,9 @@
 // escapes what a model reads, and bounded ([RemoteOptions]); a tool whose
 // definition is over the bounds, whose schema hides such characters in
 // its data (names and values, which cannot be escaped), that the registry
-// refuses, or that the server runs only as a task is left out, by name,
-// without the others.
+// refuses, or that the server runs only as a task on a session before
+// protocol 2026-07-28 is left out, by name, without the others (at
+// 2026-07-28 such a tool is followed as a task: [Options].Tasks serves
+// the tasks extension, and RemoteTools follows it).
 // Remote annotations are hints: see [RemoteOptions.TrustAnnotations].
 package toolmcp

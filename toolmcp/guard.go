@@ -148,6 +148,7 @@ func (g *guarded) command(ctx context.Context, t *sdk.CommandTransport) (sdk.Con
 	// The connection is closed by closing stdin, then waiting for the
 	// server to exit; stdout ends when it does.
 	reader := newGuardReader(io.NopCloser(stdout), g.limits)
+	reader.process = true
 	return (&sdk.IOTransport{Reader: reader, Writer: &processInput{WriteCloser: stdin, cmd: t.Command, terminate: td}}).Connect(ctx)
 }
 
@@ -201,11 +202,12 @@ func (p *processInput) stop() error {
 // guardReader is a stream of newline-delimited messages from a server,
 // read through the guard.
 type guardReader struct {
-	src    io.ReadCloser
-	scan   *jsonScanner
-	limits *limits
-	buf    bytes.Buffer
-	err    error
+	src     io.ReadCloser
+	scan    *jsonScanner
+	limits  *limits
+	buf     bytes.Buffer
+	err     error
+	process bool // src is a server program's standard output
 }
 
 func newGuardReader(src io.ReadCloser, l *limits) *guardReader {
@@ -219,6 +221,9 @@ func (r *guardReader) Read(p []byte) (int, error) {
 		}
 		r.buf.Reset()
 		r.err = r.limits.readMessages(r.scan, &r.buf)
+		if nj := (*notJSON)(nil); errors.As(r.err, &nj) {
+			nj.process = r.process
+		}
 	}
 	return r.buf.Read(p)
 }

@@ -38,7 +38,16 @@ const maxKey = 1 << 10
 type jsonScanner struct {
 	r *bufio.Reader
 	n int64 // bytes read of the current message
+
+	// The start of the current message as it lay in the read buffer, for
+	// an error to quote (see markHead).
+	head    [maxHead]byte
+	headLen int
+	headCut bool // the message goes on past head
 }
+
+// maxHead bounds the start of a message an error quotes.
+const maxHead = 64
 
 func newJSONScanner(r io.Reader) *jsonScanner {
 	return &jsonScanner{r: bufio.NewReaderSize(r, 32<<10)}
@@ -51,6 +60,60 @@ func (e *syntaxError) Error() string { return "invalid JSON from the MCP server:
 
 func (s *jsonScanner) fail(format string, args ...any) error {
 	return &syntaxError{fmt.Sprintf(format, args...)}
+}
+
+// markHead keeps the start of the message the scanner is at: what of its
+// line is in the read buffer, up to maxHead bytes. It copies no more than
+// that, and allocates nothing.
+func (s *jsonScanner) markHead() {
+	b, _ := s.r.Peek(min(s.r.Buffered(), maxHead+1))
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	s.headCut = len(b) > maxHead
+	if s.headCut {
+		n := maxHead
+		for n > 0 && !utf8.RuneStart(b[n]) {
+			n--
+		}
+		b = b[:n]
+	}
+	s.headLen = copy(s.head[:], b)
+}
+
+// notJSON is a message that could not be read as JSON, for the error the
+// SDK, and then the caller of Connect or of a call, reports: it quotes
+// the start of the line (escaped, bounded) and says what was wrong there,
+// rather than only the byte where reading stopped.
+type notJSON struct {
+	head    string
+	headCut bool
+	at      int64 // bytes of the message read when it failed
+	err     *syntaxError
+	process bool // the line came from a server program's standard output
+}
+
+func (e *notJSON) Error() string {
+	quoted := strconv.QuoteToASCII(e.head)
+	if e.headCut {
+		quoted += "…"
+	}
+	msg := "toolmcp: the MCP server sent a line that is not JSON: " + quoted + " (" + e.err.msg + ", at byte " + strconv.FormatInt(e.at, 10) + ")"
+	if e.process {
+		msg += "; a server on stdio may write only MCP messages to its standard output (its logs belong on standard error), and the connection cannot go on after a line that is not one"
+	}
+	return msg
+}
+
+func (e *notJSON) Unwrap() error { return e.err }
+
+// quoteByte shows a byte in an error: as itself if it is printable
+// ASCII, else by its value (it may be part of a character).
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02X", c)
 }
 
 func (s *jsonScanner) readByte() (byte, error) {
@@ -94,7 +157,7 @@ func (s *jsonScanner) expect(c byte) error {
 		return eof(err)
 	}
 	if got != c {
-		return s.fail("%q where %q belongs", got, c)
+		return s.fail("%s where %s belongs", quoteByte(got), quoteByte(c))
 	}
 	_, err = s.readByte()
 	return err
@@ -356,6 +419,9 @@ func (s *jsonScanner) scalar() ([]byte, error) {
 	switch string(lit) {
 	case "true", "false", "null":
 		return lit, nil
+	case "":
+		c, _ := s.peek()
+		return nil, s.fail("%s cannot begin a JSON value", quoteByte(c))
 	}
 	if !validNumber(lit) {
 		return nil, s.fail("%q is not a JSON value", cut(string(lit), 40))
@@ -525,13 +591,13 @@ func (s *jsonScanner) skipValue() error {
 			continue
 		case '}', ']':
 			if depth == 0 {
-				return s.fail("%q where a value belongs", c)
+				return s.fail("%s where a value belongs", quoteByte(c))
 			}
 			_, _ = s.readByte()
 			depth--
 		case ',', ':':
 			if depth == 0 {
-				return s.fail("%q where a value belongs", c)
+				return s.fail("%s where a value belongs", quoteByte(c))
 			}
 			_, _ = s.readByte()
 			continue

@@ -26,6 +26,10 @@ const (
 	// metaToolsOut counts the tools of a page left out because the page is
 	// over the size a message may take.
 	metaToolsOut = metaPrefix + "toolsLeftOut"
+	// metaOutputSchemaOut is why the guard left out a tool's output
+	// schema, and kept the tool: no model reads an output schema, so one
+	// that does not fit costs the tool nothing else.
+	metaOutputSchemaOut = metaPrefix + "outputSchemaLeftOut"
 )
 
 // limits are a guard's bounds, from [GuardOptions].
@@ -72,6 +76,16 @@ func (l *limits) message(s *jsonScanner, w *bytes.Buffer) error {
 	if err != nil {
 		return err // io.EOF between messages: the stream ended
 	}
+	s.markHead()
+	err = l.messageAt(s, w, c)
+	if syn := (*syntaxError)(nil); errors.As(err, &syn) {
+		return &notJSON{head: string(s.head[:s.headLen]), headCut: s.headCut, at: s.n, err: syn}
+	}
+	return err
+}
+
+// messageAt reads the message whose first byte is c.
+func (l *limits) messageAt(s *jsonScanner, w *bytes.Buffer, c byte) error {
 	switch c {
 	case '{':
 		return l.single(s, w)
@@ -231,6 +245,7 @@ func (l *limits) result(s *jsonScanner, w *bytes.Buffer) error {
 	if problem != nil {
 		return problem
 	}
+	members = taskMeta(members) // a CreateTaskResult's task, which the SDK would drop (task_remote.go)
 	if tools {
 		add := map[string]any{metaGuarded: true}
 		if toolsOut > 0 {
@@ -329,6 +344,7 @@ func (l *limits) tool(s *jsonScanner, w *bytes.Buffer, room int) error {
 		name        string
 		taskSupport string
 		problem     string
+		outputOut   string // why the output schema was left out
 		size        int
 	)
 	err := s.object(func(key string) error {
@@ -369,15 +385,22 @@ func (l *limits) tool(s *jsonScanner, w *bytes.Buffer, room int) error {
 		}
 		var buf bytes.Buffer
 		err := s.copyValue(&buf, room-size, l.depth)
+		why := ""
 		switch {
 		case errors.Is(err, errTooDeep):
-			problem = fmt.Sprintf("its %s nests deeper than %d levels", keyWords(key), l.depth)
-			return nil
+			why = fmt.Sprintf("its %s nests deeper than %d levels", keyWords(key), l.depth)
 		case errors.Is(err, errOverBudget):
-			problem = fmt.Sprintf("its %s does not fit in the %s a tools/list page may take", keyWords(key), byteSize(l.messageBytes))
-			return nil
+			why = fmt.Sprintf("its %s does not fit in the %s a tools/list page may take", keyWords(key), byteSize(l.messageBytes))
 		case err != nil:
 			return err
+		}
+		switch {
+		case why != "" && key == "outputSchema":
+			outputOut = why // the tool is kept without it
+			return nil
+		case why != "":
+			problem = why
+			return nil
 		}
 		size += buf.Len()
 		members = append(members, member{key, buf.Bytes()})
@@ -391,10 +414,15 @@ func (l *limits) tool(s *jsonScanner, w *bytes.Buffer, room int) error {
 		writeJSONString(&buf, name)
 		members = []member{{"name", buf.Bytes()}, {"inputSchema", []byte(`{"type":"object"}`)}}
 		members = withMeta(members, map[string]any{metaRefused: problem})
-	} else if taskSupport != "" {
-		members = withMeta(members, map[string]any{metaTaskSupport: taskSupport})
 	} else {
-		members = withMeta(members, nil)
+		add := map[string]any{}
+		if taskSupport != "" {
+			add[metaTaskSupport] = taskSupport
+		}
+		if outputOut != "" {
+			add[metaOutputSchemaOut] = outputOut
+		}
+		members = withMeta(members, add)
 	}
 	writeObject(w, members)
 	return nil
@@ -567,13 +595,18 @@ func (l *limits) block(s *jsonScanner, w *bytes.Buffer, budget *int, note *conte
 	return true, nil
 }
 
-// byteSize says n bytes the way a person reads it.
+// byteSize says n bytes exactly: in whole MiB or KiB where n is a whole
+// number of them (a bound: "4 KiB"), else in bytes ("4169 bytes"). A size
+// rounded to a unit would say the same of sizes that differ by most of
+// one, and a note of what was cut must say how much it was.
 func byteSize(n int) string {
 	switch {
-	case n >= 1<<20:
+	case n >= 1<<20 && n%(1<<20) == 0:
 		return strconv.Itoa(n>>20) + " MiB"
-	case n >= 1<<10:
+	case n >= 1<<10 && n%(1<<10) == 0:
 		return strconv.Itoa(n>>10) + " KiB"
+	case n == 1:
+		return "1 byte"
 	}
 	return strconv.Itoa(n) + " bytes"
 }
@@ -586,6 +619,7 @@ func (l *limits) readMessages(s *jsonScanner, w *bytes.Buffer) error {
 		return io.EOF
 	}
 	if err != nil {
+		w.Reset() // a message that could not be read is no message: none of it goes on
 		return err
 	}
 	if w.Len() > 0 {

@@ -2,15 +2,20 @@ package toolmcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // guardAll runs a stream of messages through the guard and returns what
@@ -20,7 +25,7 @@ func guardAll(t testing.TB, in string, l *limits) []string {
 	r := newGuardReader(io.NopCloser(strings.NewReader(in)), l)
 	out, err := io.ReadAll(r)
 	if err != nil && err != io.EOF {
-		if _, ok := err.(*syntaxError); !ok && err != io.ErrUnexpectedEOF && err != errEndless {
+		if syn := (*syntaxError)(nil); !errors.As(err, &syn) && err != io.ErrUnexpectedEOF && err != errEndless {
 			t.Fatalf("reading %q: %v", cut(in, 200), err)
 		}
 	}
@@ -199,6 +204,10 @@ func FuzzGuard(f *testing.F) {
 		`{"a":"` + strings.Repeat("z", 300) + `"}`,
 		`{"a":1e999999,"b":01,"c":"\q"}`,
 		`null`, // not a message: dropped
+		"Server started on stdio\n" + `{"jsonrpc":"2.0","id":1,"result":{}}`, // a line that is not JSON ends the stream
+		"[INFO] listening\n",
+		`[{"jsonrpc":"2.0","method":"a"},oops]`,
+		"\xe2\x80\xae\x1b[31m" + strings.Repeat("é", 40),
 	} {
 		f.Add([]byte(s))
 	}
@@ -318,5 +327,98 @@ func TestGuardBatchBounded(t *testing.T) {
 				t.Errorf("%d members came out, want %d", len(members), tt.members)
 			}
 		})
+	}
+}
+
+// The notes of what the guard left out of a result say it in bytes, not
+// rounded to a unit that would say the same of sizes that differ by most
+// of one; a bound that is a whole unit is said in it.
+func TestGuardNotesSayExactSizes(t *testing.T) {
+	l := &limits{resultBytes: 1 << 10, resultBlocks: 2, messageBytes: 1 << 20, depth: 16}
+	in := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"},` +
+		`{"type":"text","text":"a"},{"type":"text","text":"` + strings.Repeat("y", 1500) + `"}]}}` + "\n"
+	got := guardAll(t, in, l)
+	if len(got) != 1 {
+		t.Fatalf("%d messages out", len(got))
+	}
+	var m struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(got[0]), &m); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, c := range m.Result.Content {
+		all.WriteString(c.Text + "\n")
+	}
+	kept := len(strings.TrimLeft(m.Result.Content[1].Text, "x")) // the note after the text
+	kept = len(m.Result.Content[1].Text) - kept
+	for _, want := range []string{
+		fmt.Sprintf("[… %d bytes of this text left out]", 5000-kept),
+		"(1 KiB in at most 2 blocks)", // the bounds
+		// The other two blocks, as sent: 26 and 1525 bytes.
+		fmt.Sprintf("so %d bytes of text, 2 more content blocks (1551 bytes) of it were left out", 5000-kept),
+	} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("the result does not say %q:\n%.300s", want, all.String())
+		}
+	}
+	for size, want := range map[int]string{0: "0 bytes", 1: "1 byte", 4169: "4169 bytes", 34728: "34728 bytes", 4 << 10: "4 KiB", 3 << 20: "3 MiB", 3<<20 + 1: "3145729 bytes"} {
+		if got := byteSize(size); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", size, got, want)
+		}
+	}
+}
+
+// A server that writes a line that is not JSON (a banner, a log line, one
+// that begins with "[" as logs do, colours) to its standard output gets
+// an error that quotes the start of the line, escaped and bounded, and
+// says what was wrong there: it said `"" is not a JSON value`, and a line
+// beginning with "[" came to the SDK as an empty batch. Real programs,
+// connected with CommandTransport through the guard.
+func TestGuardNamesALineThatIsNotJSON(t *testing.T) {
+	long := strings.Repeat("z", 200)
+	tests := []struct{ name, printf, want, what string }{
+		{"a banner", `Server started on stdio\n`, `"Server started on stdio"`, `'S' cannot begin a JSON value, at byte 0`},
+		{"a log line", `[INFO] listening\n`, `"[INFO] listening"`, `'I' cannot begin a JSON value, at byte 1`},
+		{"colours", `\033[32mready\033[0m\n`, `"\x1b[32mready\x1b[0m"`, `byte 0x1B cannot begin a JSON value`},
+		{"a long line", long + `\n`, `"` + long[:64] + `"…`, `is not a JSON value, at byte 101`},
+		{"broken JSON", `{"jsonrpc":"2.0","id":tru}\n`, `"{\"jsonrpc\":\"2.0\",\"id\":tru}"`, `"tru" is not a JSON value, at byte 25`},
+		{"a bidi override", `\342\200\256evil\n`, `"\u202eevil"`, `byte 0xE2 cannot begin`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", `printf '`+tt.printf+`'; exec cat >/dev/null`)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, Guard(&sdk.CommandTransport{Command: cmd}, nil), nil)
+			if err == nil {
+				cs.Close()
+				t.Fatal("connected to a server that wrote no JSON")
+			}
+			msg := err.Error()
+			for _, want := range []string{"sent a line that is not JSON: " + tt.want, tt.what, "standard error"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("the error does not say %s:\n%s", want, msg)
+				}
+			}
+			for _, raw := range []string{"\x1b", "\u202e"} {
+				if strings.Contains(msg, raw) {
+					t.Errorf("the error carries %q raw: %q", raw, msg)
+				}
+			}
+			if ctx.Err() != nil {
+				t.Error("connecting waited for the deadline")
+			}
+		})
+	}
+	// Read in the stream on its own, a line beginning with "[" passes no
+	// part of itself on (it passed "[", which the SDK read as an empty
+	// batch).
+	r := newGuardReader(io.NopCloser(strings.NewReader("[INFO] listening\n")), (*GuardOptions)(nil).limits())
+	if out, err := io.ReadAll(r); len(out) != 0 || err == nil || !strings.Contains(err.Error(), `"[INFO] listening"`) {
+		t.Errorf("got %q, %v", out, err)
 	}
 }

@@ -18,8 +18,18 @@ import (
 // -update rewrites golden files (tooltest.Golden honours it).
 var _ = flag.Bool("update", false, "rewrite golden files under testdata/")
 
+// TestMain runs the tests through tooltest.Main, which fails the package
+// at the end, naming them, if tests were skipped for want of the Node
+// tools, and checks that no goroutine outlives them. A run of every test
+// (the README's command) installs the Node tools first if they are
+// missing, before the test binary's -timeout starts counting; a run of
+// some (-run) installs them when a test needs them.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	flag.Parse()
+	if flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
+		_ = nodeSetup()
+	}
+	goleak.VerifyTestMain(tooltest.Main(m))
 }
 
 // The protocol versions the tests run at: the newest before multi

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -170,8 +171,10 @@ func TestRemoteToolsNeedGuard(t *testing.T) {
 	}
 }
 
-// A tool the server runs only as a task is never offered; tools that may
-// run as tasks, or not, are.
+// A tool the server runs only as a task is never offered on a session
+// before protocol 2026-07-28, whose tasks (SEP-1686) toolmcp does not
+// follow; tools that may run as tasks, or not, are. (TestRemoteTaskTools
+// calls one at 2026-07-28.)
 func TestRemoteTaskRequiredLeftOut(t *testing.T) {
 	h := &hostile{page: tools(
 		plainTool("plain"),
@@ -264,10 +267,10 @@ func TestRemoteDefinitionsBounded(t *testing.T) {
 			d = def
 		}
 	}
-	if len(d.Description) > DefaultMaxDescription || !strings.Contains(d.Description, "cut to 4 KiB") {
+	if len(d.Description) > DefaultMaxDescription || !strings.Contains(d.Description, "left out to fit 4 KiB]") {
 		t.Errorf("a description of %d bytes: %q", len(d.Description), d.Description[max(0, len(d.Description)-120):])
 	}
-	if len(d.InputSchema) > 8<<10 || !strings.Contains(string(d.InputSchema), "cut to 4 KiB") {
+	if len(d.InputSchema) > 8<<10 || !strings.Contains(string(d.InputSchema), "left out to fit 4 KiB]") {
 		t.Errorf("an input schema of %d bytes, the property's description not cut", len(d.InputSchema))
 	}
 
@@ -592,5 +595,116 @@ func TestRemoteSchemaAnnotationsEscaped(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// No output schema is sent to a model, so an output schema is never what
+// leaves a tool out: one over the input schema's bound is kept (a real
+// server's, @brave/brave-search-mcp-server 2.1.4's brave_place_search,
+// has 69 KiB); one that cannot be kept (over its own bound, nested past
+// the guard's, hiding characters in its data, not compiling) is left out
+// with a note, and the tool is kept without it.
+func TestRemoteOutputSchemaKeepsTheTool(t *testing.T) {
+	props := func(n int) string {
+		p := make([]string, n)
+		for i := range p {
+			p[i] = fmt.Sprintf(`"field_%d":{"type":"string","description":"Field %d of a place, as the search API returns it."}`, i, i)
+		}
+		return `{"type":"object","properties":{` + strings.Join(p, ",") + `}}`
+	}
+	large := props(1000) // about 90 KiB: over the input schema's 64 KiB
+	huge := props(4000)  // about 360 KiB: over the output schema's 256 KiB
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 200) + `{}` + strings.Repeat(`}}`, 200)
+	values := make([]string, 1000)
+	for i := range values {
+		values[i] = fmt.Sprintf(`"v%d"`, i)
+	}
+	tests := []struct {
+		name, output string
+		kept         bool   // the output schema is kept
+		note         string // in the error, when it is not
+	}{
+		{"large", large, true, ""},
+		{"an enum of 1000 values", `{"type":"object","properties":{"kind":{"enum":[` + strings.Join(values, ",") + `]}}}`, true, ""},
+		{"huge", huge, false, "RemoteOptions.MaxOutputSchemaBytes"},
+		{"deep", deep, false, "output schema nests deeper than 128 levels"},
+		{"hidden data", `{"type":"object","properties":{"p":{"const":"a\u202eb"}}}`, false, "a model would read raw"},
+		{"a network reference", `{"type":"object","properties":{"p":{"$ref":"https://example.com/p.json"}}}`, false, "example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &hostile{page: tools(`{"name":"search","description":"Searches.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}},"outputSchema":` + tt.output + `}`)}
+			for _, transport := range []string{"stdio", "http-sse"} {
+				reg, added, err := addHostile(t, h, transport, nil)
+				if len(added) != 1 {
+					t.Fatalf("%s: the tool was left out: %v", transport, err)
+				}
+				d := reg.Definitions()[0]
+				if tt.kept {
+					if err != nil || !json.Valid(d.OutputSchema) || len(d.OutputSchema) < 100 {
+						t.Errorf("%s: the output schema (%d bytes) was not kept: %v", transport, len(d.OutputSchema), err)
+					}
+					continue
+				}
+				if d.OutputSchema != nil {
+					t.Errorf("%s: an output schema of %d bytes was kept", transport, len(d.OutputSchema))
+				}
+				if err == nil || !strings.Contains(err.Error(), `"search"`) || !strings.Contains(err.Error(), "output schema was left out, and the tool kept") || !strings.Contains(err.Error(), tt.note) {
+					t.Errorf("%s: the error does not say the output schema was left out and why (%s): %v", transport, tt.note, err)
+				}
+			}
+		})
+	}
+	// The input schema's bound still leaves a tool out.
+	h := &hostile{page: tools(`{"name":"wide","inputSchema":` + large + `}`)}
+	if _, added, err := addHostile(t, h, "stdio", nil); len(added) != 0 || err == nil || !strings.Contains(err.Error(), "RemoteOptions.MaxSchemaBytes") {
+		t.Errorf("an input schema over its bound: added %v, %v", added, err)
+	}
+}
+
+// A cut description says how long it was and how much of it was left
+// out, in bytes: two descriptions of different lengths do not get the same
+// note, as they did when sizes were rounded down to whole KiB.
+func TestRemoteCutDescriptionSaysHowMuch(t *testing.T) {
+	tests := []struct {
+		size int
+		want string
+	}{
+		{4169, "the MCP server's description is 4169 bytes; the last "},
+		{34728, "the MCP server's description is 34728 bytes; the last "},
+		{5 << 10, "the MCP server's description is 5 KiB; the last "},
+	}
+	for _, tt := range tests {
+		desc := strings.Repeat("é", tt.size/2) + strings.Repeat("x", tt.size%2)
+		h := &hostile{page: tools(`{"name":"t","description":"` + desc + `","inputSchema":{"type":"object","properties":{"p":{"type":"string","description":"` + desc + `"}}}}`)}
+		reg, _, err := addHostile(t, h, "stdio", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := reg.Definitions()[0]
+		var schema struct {
+			Properties struct {
+				P struct {
+					Description string `json:"description"`
+				} `json:"p"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for what, got := range map[string]string{"description": d.Description, "property's description": schema.Properties.P.Description} {
+			if len(got) > DefaultMaxDescription || !utf8.ValidString(got) {
+				t.Errorf("%d bytes: the %s is %d bytes, or not valid UTF-8", tt.size, what, len(got))
+			}
+			kept, note, ok := strings.Cut(got, " [… ")
+			if !ok || !strings.HasPrefix(desc, kept) || !strings.Contains(note, tt.want) {
+				t.Errorf("%d bytes: the %s's note is %q, want one saying %q", tt.size, what, note, tt.want)
+				continue
+			}
+			left := fmt.Sprintf("the last %d bytes were left out to fit 4 KiB]", len(desc)-len(kept))
+			if !strings.HasSuffix(note, left) {
+				t.Errorf("%d bytes: the %s's note is %q, want it to end %q", tt.size, what, note, left)
+			}
+		}
 	}
 }

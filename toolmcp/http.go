@@ -1,7 +1,11 @@
 package toolmcp
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -32,8 +36,11 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxSessions bounds the sessions open at once. A client that would
 	// open one more gets 503 with Retry-After until one ends (or is
-	// reclaimed as idle). Zero means 10,000; negative, no bound. Requests
-	// on protocol 2026-07-28 and later open no session.
+	// reclaimed as idle). A request that opens one counts from when its
+	// body has been read, so clients that send their bodies slowly (or
+	// never finish them) take no session away from others. Zero means
+	// 10,000; negative, no bound. Requests on protocol 2026-07-28 and
+	// later open no session.
 	MaxSessions int
 	// MaxBodyBytes bounds the body of each request; a larger one gets 413.
 	// Zero means the SDK's default (4 MiB); negative, no bound.
@@ -43,7 +50,11 @@ type HTTPOptions struct {
 	// answer any request. Clients before 2026-07-28 then cannot be asked
 	// anything during a call (no elicitation, so [Approver] cannot ask
 	// them), and their calls have no session unless [Options.Session]
-	// names one. See the package documentation.
+	// names one. A call ends with the request that carries it: a client
+	// that closes the request cancels the call ([ErrCancelledByClient]),
+	// at every version (a notifications/cancelled, which comes in a
+	// request of its own, reaches no call). See the package
+	// documentation.
 	Stateless bool
 	// Streamable gives the SDK's options for what HTTPOptions does not
 	// decide: EventStore (resumable streams), JSONResponse, Logger,
@@ -75,7 +86,8 @@ const (
 // earlier versions get a session (Mcp-Session-Id), within which the
 // server may ask the client (elicitation) during a call, and
 // notifications/cancelled cancels a call; with [HTTPOptions.Stateless],
-// they are served on their own too.
+// they are served on their own too, and closing the request cancels the
+// call for them as well.
 //
 // Mount it where clients are told to connect:
 //
@@ -85,7 +97,10 @@ func NewHTTPHandler(server *sdk.Server, opts *HTTPOptions) http.Handler {
 	if opts != nil {
 		o = *opts
 	}
-	h := &httpHandler{server: server, origins: http.NewCrossOriginProtection(), maxSessions: o.MaxSessions}
+	h := &httpHandler{server: server, origins: http.NewCrossOriginProtection(), maxSessions: o.MaxSessions, maxBodyBytes: o.MaxBodyBytes}
+	if h.maxBodyBytes == 0 {
+		h.maxBodyBytes = sdk.DefaultMaxRequestBodyBytes
+	}
 	for _, origin := range o.AllowedOrigins {
 		if err := h.origins.AddTrustedOrigin(origin); err != nil {
 			panic("toolmcp: HTTPOptions.AllowedOrigins: " + err.Error())
@@ -134,8 +149,9 @@ type httpHandler struct {
 	stateful  *sdk.StreamableHTTPHandler // nil: HTTPOptions.Stateless
 	stateless *sdk.StreamableHTTPHandler
 
-	maxSessions int
-	opening     atomic.Int64 // sessions being opened (their first POST in progress)
+	maxSessions  int
+	maxBodyBytes int64        // as the SDK bounds bodies; negative: no bound
+	opening      atomic.Int64 // sessions being opened (their first POST in progress)
 }
 
 // protocolVersionHeader is the header that carries the protocol version of
@@ -149,11 +165,18 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.stateful == nil || r.Header.Get(protocolVersionHeader) >= protocolMultiRoundTrip {
-		h.stateless.ServeHTTP(w, r)
+		h.stateless.ServeHTTP(w, withCarrier(r))
 		return
 	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 		// This request opens a session (its initialize), unless it fails.
+		// Its body is read first: a client that sends it slowly, or never
+		// ends it, holds a connection (the http.Server's to bound) but no
+		// session slot, which it held for as long as it took: 20 such
+		// connections locked every new client out at MaxSessions 20.
+		if !h.readBody(w, r) {
+			return
+		}
 		if !h.reserveSession() {
 			w.Header().Set("Retry-After", strconv.Itoa(60))
 			http.Error(w, "Service Unavailable: this server has as many MCP sessions open as it allows; try again later", http.StatusServiceUnavailable)
@@ -184,6 +207,31 @@ func (h *httpHandler) checkOrigin(r *http.Request) error {
 	return nil
 }
 
+// readBody reads the body of r into memory, within the bound on bodies,
+// and leaves it there for the SDK to read. It answers the request itself
+// (413, or 400) and reports false when the body cannot be read.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	body := io.Reader(r.Body)
+	if h.maxBodyBytes > 0 {
+		body = http.MaxBytesReader(w, r.Body, h.maxBodyBytes)
+	}
+	b, err := io.ReadAll(body)
+	_ = r.Body.Close()
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return false
+		}
+		http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return true
+}
+
 // reserveSession counts one more session being opened, if the sessions
 // open and being opened leave room for it.
 func (h *httpHandler) reserveSession() bool {
@@ -208,4 +256,21 @@ func (h *httpHandler) reserveSession() bool {
 		return false
 	}
 	return true
+}
+
+// carrierKey is the context key of the HTTP request a stateless request's
+// calls live in (see withCarrier).
+type carrierKey struct{}
+
+// withCarrier marks r as the whole life of the calls it carries: served
+// without a session, no notifications/cancelled can reach them (it would
+// come in a request of its own, served on its own), and nothing can
+// receive their results once the client closes r, so closing r cancels
+// them ([ErrCancelledByClient]). The SDK does this itself only from
+// protocol 2026-07-28 on (StreamableHTTPOptions.PropagateRequestCancellation):
+// a client of 2025-11-25 that closed its request left the call running to
+// its end. The SDK gives a handler a context that carries the values of
+// the request's (not its end), so the mark reaches [detach].
+func withCarrier(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), carrierKey{}, r.Context()))
 }

@@ -2,8 +2,10 @@ package toolmcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -352,5 +354,143 @@ func TestHTTPStateless(t *testing.T) {
 	}
 	if n := left(); n > 0 {
 		t.Errorf("%d sessions left open by stateless requests", n)
+	}
+}
+
+// A stateless request is the whole life of its calls: a client that closes
+// it cancels them, whatever its protocol version. Before 2026-07-28 the
+// SDK cancels nothing when a stateless request is closed (and a
+// notifications/cancelled comes in a request of its own, which reaches no
+// call), so a client of 2025-11-25 that gave up left the call running to
+// its end (20 s here). Real clients: the SDK's, whose cancelled call
+// closes its POST, and a plain HTTP client that closes its connection.
+func TestHTTPStatelessCancel(t *testing.T) {
+	const slow = 20 * time.Second
+	started, causes := make(chan struct{}, 1), make(chan error, 1)
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "slow", Description: "Takes 20 s unless cancelled.", Safety: tool.SafetyReadOnly, Timeout: time.Minute},
+		func(ctx context.Context, _ struct{}) (string, error) {
+			started <- struct{}{}
+			select {
+			case <-ctx.Done():
+				causes <- context.Cause(ctx)
+				return "", ctx.Err()
+			case <-time.After(slow):
+				causes <- nil
+				return "done", nil
+			}
+		}))
+	url, _ := serveHTTP(t, reg, nil, &HTTPOptions{Stateless: true})
+	wantCancelled := func(t *testing.T) {
+		t.Helper()
+		select {
+		case cause := <-causes:
+			if !errors.Is(cause, ErrCancelledByClient) {
+				t.Errorf("the call ended with cause %v, want ErrCancelledByClient", cause)
+			}
+		case <-time.After(slow / 2):
+			t.Errorf("the call still runs %v after its client closed the request", slow/2)
+			<-causes
+		}
+	}
+	for _, protocol := range protocols {
+		t.Run("the SDK's client at "+protocol, func(t *testing.T) {
+			cs := connectHTTP(t, url, nil, protocol)
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+				errc <- err
+			}()
+			<-started
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("client: %v", err)
+			}
+			wantCancelled(t)
+		})
+		t.Run("a plain HTTP client at "+protocol, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}`
+			if protocol >= mrtrProtocol {
+				body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol + `","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", protocol)
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "slow")
+			errc := make(chan error, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					err = fmt.Errorf("%s: %s", resp.Status, b)
+				}
+				errc <- err
+			}()
+			select {
+			case <-started:
+			case err := <-errc:
+				t.Fatalf("the call did not start: %v", err)
+			}
+			cancel()
+			<-errc
+			wantCancelled(t)
+		})
+	}
+}
+
+// A request that opens a session takes its slot of MaxSessions once its
+// body is read: connections that trickle their bodies (here as many as
+// the bound, one byte every 50 ms) do not lock a new client out. They did,
+// with 503, for as long as they trickled, and no session existed for the
+// idle timeout to reclaim.
+func TestHTTPSlowBodiesHoldNoSession(t *testing.T) {
+	const max = 20
+	url, _ := serveHTTP(t, sessionProbe(t), nil, &HTTPOptions{MaxSessions: max})
+	addr := strings.TrimPrefix(url, "http://")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(done); wg.Wait() })
+	sent := make(chan struct{}, max)
+	for range max {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", addr, len(initializeBody))
+			for i := range len(initializeBody) - 1 {
+				if _, err := conn.Write([]byte{initializeBody[i]}); err != nil {
+					return
+				}
+				if i == 0 {
+					sent <- struct{}{}
+				}
+				select {
+				case <-done:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			<-done // the last byte never comes
+		}()
+	}
+	for range max {
+		<-sent
+	}
+	time.Sleep(100 * time.Millisecond) // the handler has every request
+	cs := connectHTTP(t, url, nil, legacyProtocol)
+	if cs.ID() == "" {
+		t.Fatal("no session")
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("a new client while %d others trickle their bodies: %v", max, err)
 	}
 }

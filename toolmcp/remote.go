@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -50,16 +51,28 @@ type RemoteOptions struct {
 	// Zero means 50.
 	MaxPages int
 	// MaxDescription bounds each description a tool brings: its own, and
-	// those of its schema's properties. A longer one is cut, with a note
-	// that says how much of it was left out. (Titles are cut at 256
-	// bytes.) Zero means 4 KiB.
+	// those of its schemas' properties. A longer one is cut, with a note
+	// that says its size in bytes and how many of them were left out.
+	// (Titles are cut at 256 bytes.) Zero means 4 KiB.
 	MaxDescription int
-	// MaxSchemaBytes bounds each of a tool's schemas, as JSON after the
-	// descriptions in it are cut; a tool with a larger one is left out.
-	// Zero means 64 KiB.
+	// MaxSchemaBytes bounds a tool's input schema, which the model reads
+	// on every turn, as JSON after the descriptions in it are cut; a tool
+	// with a larger one is left out. Zero means 64 KiB.
 	MaxSchemaBytes int
-	// MaxEnumValues bounds the values of any enum in a tool's schemas; a
-	// tool with a larger one is left out. Zero means 256.
+	// MaxOutputSchemaBytes bounds a tool's output schema, as JSON after
+	// the descriptions in it are cut. No output schema is sent to a model:
+	// it describes the tool's structured result, for the host (and for
+	// the clients of an MCP server that serves the registry with
+	// [AddTools], which may check results against it), and nothing in
+	// toolmcp or the registry validates a result against it. So an output
+	// schema that cannot be kept (over this bound, nested past the
+	// guard's bounds, with a hidden character in its data, or one the
+	// registry does not compile) is left out, never the tool: the tool
+	// is kept without it, and the error of [RemoteTools] notes it. Zero
+	// means 256 KiB.
+	MaxOutputSchemaBytes int
+	// MaxEnumValues bounds the values of any enum in a tool's input
+	// schema; a tool with a larger one is left out. Zero means 256.
 	MaxEnumValues int
 }
 
@@ -70,6 +83,8 @@ const (
 	DefaultMaxDescription = 4 << 10
 	DefaultMaxSchemaBytes = 64 << 10
 	DefaultMaxEnumValues  = 256
+
+	DefaultMaxOutputSchemaBytes = 256 << 10
 )
 
 // maxTitle bounds a remote tool's title, a short label.
@@ -84,7 +99,7 @@ func (o *RemoteOptions) withDefaults() RemoteOptions {
 		v   *int
 		def int
 	}{{&r.MaxTools, DefaultMaxTools}, {&r.MaxPages, DefaultMaxPages}, {&r.MaxDescription, DefaultMaxDescription},
-		{&r.MaxSchemaBytes, DefaultMaxSchemaBytes}, {&r.MaxEnumValues, DefaultMaxEnumValues}} {
+		{&r.MaxSchemaBytes, DefaultMaxSchemaBytes}, {&r.MaxOutputSchemaBytes, DefaultMaxOutputSchemaBytes}, {&r.MaxEnumValues, DefaultMaxEnumValues}} {
 		if *f.v <= 0 {
 			*f.v = f.def
 		}
@@ -128,19 +143,29 @@ func (e *RemoteError) Error() string {
 // title and description (escaped as the registry escapes what a model
 // reads, and cut to the bounds of opts; one is made up when the server
 // gives none), input and output schemas (the descriptions in them escaped
-// and cut too), and a safety class from the annotations (see
-// [RemoteOptions.TrustAnnotations]). A tool whose definition cannot be
-// used is still returned, and the registry refuses it, by name and with
-// the reason, when it is added (it implements [tool.DefinitionChecker]);
-// [AddRemoteTools] adds the others regardless. Such a tool: one the guard
-// could not read within its bounds, one whose schemas are over the
-// bounds of opts or do not compile, one whose schemas hold a control,
-// invisible or reordering character in a key or value (data the tool
-// takes as it is, which cannot be escaped as a description is), one the
-// server runs only as a task
-// (execution.taskSupport "required": toolmcp does not support the tasks
-// extension, and the model must not be offered a tool it can never
-// call).
+// and cut too; an output schema that cannot be kept is left out, with a
+// note in the error, and the tool kept without it: see
+// [RemoteOptions.MaxOutputSchemaBytes]), and a safety class from the
+// annotations (see [RemoteOptions.TrustAnnotations]). A tool whose
+// definition cannot be used is still returned, and the registry refuses
+// it, by name and with the reason, when it is added (it implements
+// [tool.DefinitionChecker]); [AddRemoteTools] adds the others regardless.
+// Such a tool: one the guard could not read within its bounds, one whose
+// input schema is over the bounds of opts or does not compile, or holds a
+// control, invisible or reordering character in a key or value (data the
+// tool takes as it is, which cannot be escaped as a description is).
+//
+// A tool the server runs only as a task (execution.taskSupport
+// "required", which only a [Guard]ed transport reads) is called as one,
+// on a session of protocol 2026-07-28 or later (earlier ones had another
+// form of tasks, SEP-1686, which toolmcp does not follow: there it is
+// left out):
+// the call declares the tasks extension (SEP-2663) and follows the task
+// until it ends, with tasks/get (the session's client must come from
+// [NewClient]); cancelling the call cancels the task (tasks/cancel).
+// A question the task asks is relayed to the client following this call
+// when the call itself runs as a task ([tool.AskInput]), and otherwise
+// cancels the task. Its Definition's Task is TaskMay.
 //
 // The list is read once, at most MaxPages pages and MaxTools tools: when
 // it is cut there, or the server repeats a page's cursor, or a page after
@@ -186,7 +211,11 @@ func RemoteTools(ctx context.Context, cs *sdk.ClientSession, opts *RemoteOptions
 					server, o.MaxTools, o.MaxTools))
 				return tools, errors.Join(notes...)
 			}
-			tools = append(tools, newRemoteTool(cs, t, server, o))
+			rt := newRemoteTool(cs, t, server, o)
+			if rt.note != nil {
+				notes = append(notes, rt.note)
+			}
+			tools = append(tools, rt)
 		}
 		if res.NextCursor == "" {
 			break
@@ -208,7 +237,8 @@ func RemoteTools(ctx context.Context, cs *sdk.ClientSession, opts *RemoteOptions
 // or refers to files or the network; a name it does not accept; a tool
 // that runs only as a task) is left out without the others. It returns
 // the names it added, and an error that names every tool it left out and
-// why, and says what of the list was not read ([errors.Join] of them).
+// why, every output schema it left out of a tool it added, and what of
+// the list was not read ([errors.Join] of them).
 func AddRemoteTools[C any](ctx context.Context, reg *tool.Registry[C], cs *sdk.ClientSession, opts *RemoteOptions) (added []string, err error) {
 	tools, err := RemoteTools(ctx, cs, opts)
 	if err != nil && len(tools) == 0 {
@@ -230,7 +260,9 @@ type remoteTool struct {
 	cs      *sdk.ClientSession
 	name    string // on the server
 	def     tool.Definition
-	problem error
+	problem error // why the tool cannot be used
+	note    error // what was left out of a tool that can (its output schema)
+	task    bool  // the server runs it only as a task (task_remote.go)
 }
 
 func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOptions) *remoteTool {
@@ -249,16 +281,26 @@ func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOp
 		errs = append(errs, errors.New(reason))
 	}
 	if ts, _ := t.Meta[metaTaskSupport].(string); ts == "required" {
-		errs = append(errs, errors.New(`the server runs it only as a task (execution.taskSupport "required"), and toolmcp does not support the tasks extension, so it could never be called`))
+		if err := followsTasks(cs); err != nil {
+			errs = append(errs, err)
+		}
+		rt.task, d.Task = true, tool.TaskMay // followed as a task (task_remote.go), and long: may run as one here too
 	}
 	var err error
-	if d.InputSchema, err = remoteSchema(t.InputSchema, o); err != nil {
+	if d.InputSchema, err = remoteSchema(t.InputSchema, o, false); err != nil {
 		errs = append(errs, fmt.Errorf("input schema: %w", err))
 	}
-	if t.OutputSchema != nil {
-		if d.OutputSchema, err = remoteSchema(t.OutputSchema, o); err != nil {
-			errs = append(errs, fmt.Errorf("output schema: %w", err))
+	if reason, _ := t.Meta[metaOutputSchemaOut].(string); reason != "" {
+		err = errors.New(reason)
+	} else if t.OutputSchema != nil {
+		if d.OutputSchema, err = remoteSchema(t.OutputSchema, o, true); err == nil {
+			err = outputSchemaCompiles(d.OutputSchema)
 		}
+	}
+	if err != nil {
+		d.OutputSchema = nil
+		rt.note = fmt.Errorf("mcp: remote tool %s of %s: its output schema was left out, and the tool kept without it (no output schema is sent to a model): %w",
+			strconv.QuoteToASCII(cut(t.Name, 64)), server, err)
 	}
 	if a := t.Annotations; a != nil {
 		if d.Title == "" {
@@ -274,21 +316,56 @@ func newRemoteTool(cs *sdk.ClientSession, t *sdk.Tool, server string, o RemoteOp
 	return rt
 }
 
-// boundText returns s cut to max bytes, with a note of how much of the
-// server's what was left out.
+// boundText returns s cut to max bytes, with a note that says how long
+// the server's what is and how much of it was left out.
 func boundText(s string, max int, what string) string {
 	if len(s) <= max {
 		return s
 	}
-	note := " [… " + byteSize(len(s)) + " " + what + " from the MCP server, cut to " + byteSize(max) + "]"
-	return cut(s, max-len(note)) + note
+	note := func(left string) string {
+		return " [… the MCP server's " + what + " is " + byteSize(len(s)) + "; the last " + left + " were left out to fit " + byteSize(max) + "]"
+	}
+	// The note is longest when it says the count in bytes, at most as
+	// many digits as the whole length.
+	room := max - len(note(strconv.Itoa(len(s))+" bytes"))
+	if room <= 0 {
+		return prefix(s, max) // a bound too small to say it in
+	}
+	kept := prefix(s, room)
+	return kept + note(byteSize(len(s)-len(kept)))
+}
+
+// prefix returns the longest prefix of s of at most n bytes that ends on
+// a character boundary.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:max(n, 0)]
+}
+
+// outputSchemaCompiles reports why the registry would refuse out as a
+// tool's output schema (a schema that does not compile, or refers to
+// files or the network), so that it is left out rather than the tool.
+func outputSchemaCompiles(out json.RawMessage) error {
+	probe := tool.NewRaw(tool.Definition{Name: "probe", Description: "An output schema's probe.", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: out},
+		func(context.Context, json.RawMessage) (*tool.Result, error) { return nil, nil })
+	err := tool.NewRegistry[struct{}](nil).Add(probe)
+	if de := (*tool.DefinitionError)(nil); errors.As(err, &de) {
+		return errors.New(strings.TrimPrefix(de.Problem, "output schema: "))
+	}
+	return err
 }
 
 // remoteSchema is the JSON of a tool's schema as the SDK decoded it, with
 // its descriptions and titles escaped and cut, and checked against the
-// bounds of o. A missing input schema means any object, as MCP's own
-// default does.
-func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
+// bounds of o: those of an input schema, or of an output schema (no enum
+// bound: a model reads none of it). A missing input schema means any
+// object, as MCP's own default does.
+func remoteSchema(s any, o RemoteOptions, output bool) (json.RawMessage, error) {
 	if s == nil {
 		return json.RawMessage(`{"type":"object"}`), nil
 	}
@@ -316,7 +393,7 @@ func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 				m[k] = boundText(tool.EscapeModelText(str), limit, k)
 			}
 		}
-		if e, ok := m["enum"].([]any); ok && len(e) > o.MaxEnumValues && problem == nil {
+		if e, ok := m["enum"].([]any); ok && len(e) > o.MaxEnumValues && problem == nil && !output {
 			problem = fmt.Errorf("an enum of %d values, over the %d a remote tool may bring (RemoteOptions.MaxEnumValues)", len(e), o.MaxEnumValues)
 		}
 	})
@@ -329,8 +406,11 @@ func remoteSchema(s any, o RemoteOptions) (json.RawMessage, error) {
 	if b, err = json.Marshal(v); err != nil {
 		return nil, err
 	}
-	if len(b) > o.MaxSchemaBytes {
-		return nil, fmt.Errorf("%s of JSON, over the %s a remote tool's schema may take (RemoteOptions.MaxSchemaBytes)", byteSize(len(b)), byteSize(o.MaxSchemaBytes))
+	if output && len(b) > o.MaxOutputSchemaBytes {
+		return nil, fmt.Errorf("%s of JSON, over the %s a remote tool's output schema may take (RemoteOptions.MaxOutputSchemaBytes)", byteSize(len(b)), byteSize(o.MaxOutputSchemaBytes))
+	}
+	if !output && len(b) > o.MaxSchemaBytes {
+		return nil, fmt.Errorf("%s of JSON, over the %s a remote tool's input schema may take (RemoteOptions.MaxSchemaBytes)", byteSize(len(b)), byteSize(o.MaxSchemaBytes))
 	}
 	return b, nil
 }
@@ -447,6 +527,9 @@ func (t *remoteTool) CheckDefinition() error { return t.problem }
 func (t *remoteTool) Run(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
+	}
+	if t.task {
+		return t.runTask(ctx, args)
 	}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
 	token, release := routeProgress(t.cs, func(p *sdk.ProgressNotificationParams) {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolbelt-go/tool"
@@ -243,5 +245,25 @@ func TestRemoteProtocolError(t *testing.T) {
 	res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: "boom"})
 	if res.Status != tool.StatusFailed || !strings.Contains(res.Text(), "database is down") {
 		t.Errorf("%s %q", res.Status, res.Text())
+	}
+}
+
+// boundText keeps any text within its bound, on a character boundary,
+// whatever the bound: one too small for the note cuts the text bare.
+func TestBoundText(t *testing.T) {
+	long := strings.Repeat("aé中😀", 3000)
+	for _, max := range []int{0, 1, 2, 3, 10, 100, 130, 256, 4 << 10, 1 << 20} {
+		got := boundText(long, max, "description")
+		if len(got) > max || !utf8.ValidString(got) {
+			t.Errorf("bound %d: %d bytes, valid UTF-8 %v", max, len(got), utf8.ValidString(got))
+		}
+		if kept, note, ok := strings.Cut(got, " [… "); ok {
+			if want := fmt.Sprintf("the last %d bytes were left out", len(long)-len(kept)); !strings.Contains(note, want) {
+				t.Errorf("bound %d: note %q, want %q", max, note, want)
+			}
+		}
+	}
+	if got := boundText("short", 5, "title"); got != "short" {
+		t.Errorf("a text within its bound changed: %q", got)
 	}
 }

@@ -60,6 +60,15 @@ type Options[C any] struct {
 	// its approval counts. Zero means [DefaultMaxSessionCalls]; negative,
 	// no bound.
 	MaxSessionCalls int
+	// Tasks, if set, serves MCP's tasks extension (SEP-2663, task.go): to
+	// a client that declares it, a tools/call of a tool that may or must
+	// run as a task ([tool.Definition].Task) is answered at once with a
+	// task handle, run by Tasks, and followed with tasks/get, tasks/update
+	// and tasks/cancel; other clients get a plain call (and an error for a
+	// tool that must run as a task). Its tasks must be of reg, and its
+	// TaskOptions.Answerer should be [Answerer], so that [Approver]'s
+	// questions reach the client as the task's input requests.
+	Tasks *tool.Tasks[C]
 }
 
 // DefaultMaxSessionCalls is the default of [Options.MaxSessionCalls].
@@ -120,6 +129,9 @@ func AddTools[C any](server *sdk.Server, reg *tool.Registry[C], opts *Options[C]
 		s.watch = &sessionWatch{ended: s.opts.SessionEnded}
 	}
 	server.AddReceivingMiddleware(s.middleware)
+	if s.opts.Tasks != nil {
+		s.serveTasks() // tasks extension (task.go)
+	}
 	s.cancelWatch = reg.OnChange(s.sync)
 	s.sync()
 	return s.remove
@@ -327,7 +339,9 @@ func (s *served[C]) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 		// rather than denied: SEP-2322 has the server re-request missing
 		// input, and the unanswered state is simply never used.
 		if ans, ok := p.InputResponses[ApprovalInputKey].(*sdk.ElicitResult); ok {
-			treq.Approval = &tool.ApprovalAnswer{State: p.RequestState, Decision: decisionFrom(ans)}
+			// The client's answer counts only for a call deferred to it:
+			// the registry refuses it for one deferred to anyone else.
+			treq.Approval = &tool.ApprovalAnswer{State: p.RequestState, Decision: decisionFrom(ans), Answerer: Answerer}
 		}
 	}
 	callCtx, done := detach(ctx)
@@ -348,11 +362,16 @@ func (s *served[C]) session(req *sdk.CallToolRequest) string {
 // says whether the tool lists an outputSchema.
 func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result, declared bool) (*sdk.CallToolResult, error) {
 	switch {
-	case res.Status == tool.StatusAwaitingApproval && res.Pending != nil && multiRoundTrip(req):
+	case res.Status == tool.StatusAwaitingApproval && res.Pending != nil && res.Pending.Answerer == Answerer && multiRoundTrip(req):
 		return &sdk.CallToolResult{
 			InputRequests: sdk.InputRequestMap{ApprovalInputKey: approvalForm(res.Pending.Request)},
 			RequestState:  res.Pending.State,
 		}, nil
+	case res.Status == tool.StatusAwaitingApproval:
+		// Deferred to someone other than this client, by an approver that
+		// cannot wait for its own answer: the client is not asked (it is
+		// not who the host chose), and no retry of it can resume the call.
+		res.Content = []tool.Content{tool.TextContent(notRelayed(res.Tool))}
 	case res.Status == tool.StatusDenied && errors.Is(res.Err, tool.ErrApprovalState):
 		// SEP-2322: a server rejects state that fails verification with an
 		// error, not with a result the client could take for an answer.
@@ -382,6 +401,13 @@ func toCallToolResult(req *sdk.CallToolRequest, res *tool.Result, declared bool)
 		out.Content = append([]sdk.Content{&sdk.TextContent{Text: missingStructured(res)}}, out.Content...)
 	}
 	return out, nil
+}
+
+// notRelayed is what the model reads of a call whose approval was
+// deferred to a party this server can neither ask nor wait for.
+func notRelayed(name string) string {
+	return "The call to " + name + " needs the user's approval, which was asked for outside this conversation, " +
+		"and this server cannot wait for the answer, so it did not run. Do not repeat it now; tell the user it needs their approval."
 }
 
 // missingStructured says why a successful call of a tool with an

@@ -3,6 +3,7 @@ package toolredis_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,60 @@ func BenchmarkSpillPut(b *testing.B) {
 			i++
 			if err := s.Put(ctx, "5e55104d16e57a11."+strconv.Itoa(i), data, later); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkRecordClaim claims a new call ID, against a bare SET NX of the
+// same value, in the same run: with the check that Redis has not lost
+// data (the server's INFO, read by the script), and without it
+// (DurabilityLossAccepted); and a call's whole life in the store (the
+// claim, made a started one, then its record).
+func BenchmarkRecordClaim(b *testing.B) {
+	srv := redistest.New(b)
+	rdb := client(b, srv)
+	ctx := context.Background()
+	later := time.Now().Add(time.Hour)
+	const claim = `{"claim":"0123456789abcdef0123456789abcdef","tool":"charge","args":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}`
+	b.Run("floor=SET NX", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			if err := rdb.SetNX(ctx, "floor:"+strconv.Itoa(i), claim, time.Hour).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		d    toolredis.Durability
+	}{{"Claim", toolredis.DurabilityChecked}, {"Claim, not checking for lost data", toolredis.DurabilityLossAccepted}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := toolredis.NewRecordStore(rdb, &toolredis.Options{Namespace: namespace(), Durability: c.d})
+			i := 0
+			for b.Loop() {
+				i++
+				if _, ok, err := s.Claim(ctx, "conv", strconv.Itoa(i), claim, later); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+	b.Run("Claim, Replace, Record", func(b *testing.B) {
+		s := toolredis.NewRecordStore(rdb, &toolredis.Options{Namespace: namespace()})
+		i := 0
+		for b.Loop() {
+			i++
+			id := strconv.Itoa(i)
+			if _, ok, err := s.Claim(ctx, "conv", id, claim, later); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			if ok, err := s.Replace(ctx, "conv", id, claim, claim+" ", later); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			if ok, err := s.Record(ctx, "conv", id, claim+" ", "a record of 1 KiB "+strings.Repeat("x", 1000), later); err != nil || !ok {
+				b.Fatal(ok, err)
 			}
 		}
 	})

@@ -43,9 +43,33 @@ type Options struct {
 	// session is affected. Zero means [DefaultMaxSessionClaims].
 	MaxSessionClaims int
 	// MaxRecordBytes bounds one record of a [RecordStore]: the model view
-	// of one result, as JSON. A larger record is not kept (its call's
-	// claim stays until it expires). Zero means [DefaultMaxRecordBytes].
+	// of one result, as JSON. A larger record is not kept (its call is
+	// marked as one that ran whose result could not be kept). Zero means
+	// [DefaultMaxRecordBytes].
 	MaxRecordBytes int
+	// MaxSessionRecordBytes bounds what the claims and records of one
+	// session hold together in a [RecordStore]: the values, and a fixed
+	// cost per entry for its keys. Past it, that session's oldest records
+	// are dropped to make room (a repeat of their calls then runs again);
+	// its claims, calls in progress, never are: when they alone fill it,
+	// the session's next claim is refused (wrapping
+	// [tool.ErrRecordStoreFull]), and no other session is affected. Zero
+	// means sixteen records of the largest size (MaxRecordBytes), 16 MiB
+	// by default.
+	MaxSessionRecordBytes int
+	// Durability says how far the stores take Redis to keep what it
+	// acknowledged: whether a server found restarted, or a replica that
+	// took over, may have lost claims. The zero value,
+	// [DurabilityChecked], asks the server.
+	Durability Durability
+	// ClaimLifetime is the longest a claim of the stores lives: the
+	// registry's RecordFor, and a resumed approval's claim
+	// (ApprovalOptions.Timeout and a minute), whichever is longer. After
+	// Redis may have lost its data, claims are refused for this long (or
+	// for the longest lifetime of a claim this process kept, if longer),
+	// since one it lost could matter until then. Zero means
+	// [DefaultClaimLifetime].
+	ClaimLifetime time.Duration
 }
 
 // DefaultNamespace starts every key when Options leave Namespace empty.
@@ -79,6 +103,9 @@ type config struct {
 	maxSessionSpill  int
 	maxSessionClaims int
 	maxRecord        int
+	maxSessionRecord int
+	durability       Durability
+	claimLifetime    time.Duration
 }
 
 func newConfig(c redis.UniversalClient, o *Options) config {
@@ -108,6 +135,14 @@ func newConfig(c redis.UniversalClient, o *Options) config {
 	cfg.maxSessionSpill = 4 * (cfg.maxSpill + spillEntryCost)
 	if o.MaxSessionSpillBytes > 0 {
 		cfg.maxSessionSpill = o.MaxSessionSpillBytes
+	}
+	cfg.maxSessionRecord = 16 * (cfg.maxRecord + recordEntryCost)
+	if o.MaxSessionRecordBytes > 0 {
+		cfg.maxSessionRecord = o.MaxSessionRecordBytes
+	}
+	cfg.durability, cfg.claimLifetime = o.Durability, DefaultClaimLifetime
+	if o.ClaimLifetime > 0 {
+		cfg.claimLifetime = o.ClaimLifetime
 	}
 	return cfg
 }

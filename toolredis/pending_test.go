@@ -171,7 +171,8 @@ func TestPendingAcrossReplicas(t *testing.T) {
 	a, b := newReplica(), newReplica()
 
 	ctx := context.Background()
-	req := tool.Request{ID: "call-1", Name: "delete_file", Args: []byte(`{"path":"old.go"}`), Session: "conv-1"}
+	// The host ends the turn and resumes the call with the answer, on b.
+	req := tool.Request{ID: "call-1", Name: "delete_file", Args: []byte(`{"path":"old.go"}`), Session: "conv-1", ReturnPending: true}
 	res := a.reg.Call(ctx, struct{}{}, req)
 	if res.Status != tool.StatusAwaitingApproval {
 		t.Fatalf("the call was not deferred: %s", res.Text())

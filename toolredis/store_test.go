@@ -3,6 +3,7 @@ package toolredis_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,34 @@ func keys(t *testing.T, rdb *redis.Client, ns string) []string {
 	return ks
 }
 
+// keyShape is what every key is: the namespace, a kind, and a hash of
+// what it is for, or a bucket's hash tag (a marker), or both.
+var keyShape = regexp.MustCompile(`^[a-z0-9-]+:[a-z]+(:\{[0-9a-f]{3}\})?(:[0-9a-f]{64})?$`)
+
+// checkKeys checks that every key under ns has its fixed shape (whatever
+// went into it) and expires within the minute before expires, except the
+// guard's markers, one per bucket at most, which never expire.
+func checkKeys(t *testing.T, rdb *redis.Client, ns string, expires time.Time) []string {
+	t.Helper()
+	got := keys(t, rdb, ns)
+	for _, k := range got {
+		if !keyShape.MatchString(k) || !strings.HasSuffix(k, "}") && len(k) > len(ns)+20+64 {
+			t.Errorf("key %q is not the namespace, a kind, a bucket's tag and a hash: keys must not grow with what is in them", k)
+		}
+		ttl, err := rdb.PTTL(context.Background(), k).Result()
+		if strings.HasPrefix(k, ns+":guard:") {
+			if err != nil || ttl != -1 {
+				t.Errorf("PTTL %s = %v, %v; a guard's marker must not expire (its absence means Redis lost data)", k, ttl, err)
+			}
+			continue
+		}
+		if want := time.Until(expires); err != nil || ttl <= want-time.Minute || ttl > want+time.Second {
+			t.Errorf("PTTL %s = %v, %v; want the %v given", k, ttl, err, want.Round(time.Minute))
+		}
+	}
+	return got
+}
+
 func TestKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 	t.Parallel() // each test has a server of its own; most of their time is spent waiting
 	srv := redistest.New(t)
@@ -58,22 +87,13 @@ func TestKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 	if err := mem.Remember(ctx, strings.Repeat("s", 5000), "tool\x00mutating", expires); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := mem.Claim(ctx, "session", "resume-1", expires); err != nil || !ok {
+	if ok, err := mem.Claim(ctx, strings.Repeat("s", 5000), strings.Repeat("r", 5000), expires); err != nil || !ok {
 		t.Fatalf("Claim = %v, %v", ok, err)
 	}
-	got := keys(t, rdb, ns)
-	if len(got) != 3 {
-		t.Fatalf("keys under %s: %q, want 3", ns, got)
-	}
-	for _, k := range got {
-		kind, _, _ := strings.Cut(strings.TrimPrefix(k, ns+":"), ":")
-		if want := len(ns) + 1 + len(kind) + 1 + 64; len(k) != want {
-			t.Errorf("key %q is %d bytes, want %d (namespace, kind, a hash): keys must not grow with what is in them", k, len(k), want)
-		}
-		ttl, err := rdb.PTTL(ctx, k).Result()
-		if err != nil || ttl <= 89*time.Minute || ttl > 90*time.Minute {
-			t.Errorf("PTTL %s = %v, %v; want the 90 minutes given", k, ttl, err)
-		}
+	// The spilled entry, the answer, the claim, the session's claims and
+	// the bucket's marker.
+	if got := checkKeys(t, rdb, ns, expires); len(got) != 5 {
+		t.Fatalf("keys under %s: %q, want 5", ns, got)
 	}
 	if other := namespace(); len(keys(t, rdb, other)) != 0 {
 		t.Fatal("keys in a namespace nothing used")
@@ -85,6 +105,9 @@ func TestKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 	}
 	if _, err := toolredis.NewSpillStore(rdb, o).Get(ctx, strings.Repeat("i", 5000), 0, 4); !errors.Is(err, tool.ErrSpillGone) {
 		t.Errorf("an entry kept in one namespace is read in another: %v", err)
+	}
+	if ok, err := toolredis.NewApprovalStore(rdb, o).Claim(ctx, strings.Repeat("s", 5000), strings.Repeat("r", 5000), expires); err != nil || !ok {
+		t.Errorf("a claim made in one namespace is used in another: %v, %v", ok, err)
 	}
 }
 

@@ -15,17 +15,14 @@ import (
 // TestRecordStore checks a [tool.RecordStore] against the contract the
 // record stage relies on, one subtest per rule, each named after the rule
 // it checks: a claim wins once and shows the others what is kept; sessions
-// and ids kept apart whatever bytes they hold; Replace changing only what
-// it was given, moving the expiry, removing with an expiry in the past;
-// entries expiring; values kept exactly, up to 256 KiB; exactly one winner
-// among concurrent claims, the others shown its value; concurrent use (run
-// with -race); prompt return when the context is done; and, in every rule,
-// failing closed (an error never comes with a true).
-//
-// newStore is called once per rule, with that rule's t, and returns the
-// store to check; register its cleanup with t.Cleanup. The suite uses
-// sessions and ids of its own, so stores may share a backend. The expiry
-// rules wait for real time to pass (under a second in all).
+// and ids kept apart whatever bytes they hold; Replace and Record changing
+// only what they were given, moving the expiry, removing with an expiry in
+// the past; a record kept in place of a claim, and never replaced as a
+// claim; entries expiring; values kept exactly, up to 256 KiB; a claim
+// never forgotten to make room for the session's records; exactly one
+// winner among concurrent claims, the others shown its value; concurrent
+// use (run with -race); prompt return when the context is done; and, in
+// every rule, failing closed (an error never comes with a true).
 func TestRecordStore(t *testing.T, newStore func(t *testing.T) tool.RecordStore) {
 	t.Helper()
 	later := func() time.Time { return time.Now().Add(time.Hour) }
@@ -77,6 +74,47 @@ func TestRecordStore(t *testing.T, newStore func(t *testing.T) tool.RecordStore)
 			t.Fatal("Replace of an entry that is not there reported true")
 		}
 	})
+	t.Run("Record keeps a record in place of the claim it was given", func(t *testing.T) {
+		s, session, id := newStore(t), storeID(), storeID()
+		claimRecord(t, s, session, id, "claim", later())
+		if keepRecord(t, s, session, id, "another claim", "record", later()) {
+			t.Fatal("Record in place of a value that is not the one kept reported true")
+		}
+		if !keepRecord(t, s, session, id, "claim", "record", later()) {
+			t.Fatal("Record in place of the claim kept reported false")
+		}
+		if kept, _ := claimRecord(t, s, session, id, "x", later()); kept != "record" {
+			t.Fatalf("after Record, the entry holds %q, want %q", kept, "record")
+		}
+		if keepRecord(t, s, storeID(), id, "claim", "other", later()) {
+			t.Fatal("Record of an entry that is not there reported true")
+		}
+		other := storeID()
+		claimRecord(t, s, session, other, "claim", later())
+		if !keepRecord(t, s, session, other, "claim", "gone", time.Now().Add(-time.Second)) {
+			t.Fatal("Record with an expiry in the past reported false")
+		}
+		if kept, ok := claimRecord(t, s, session, other, "again", later()); !ok {
+			t.Fatalf("a Claim after a Record with an expiry in the past reported false (kept %q)", kept)
+		}
+	})
+	t.Run("a claim is never forgotten to make room for its session's records", func(t *testing.T) {
+		s, session, id := newStore(t), storeID(), storeID()
+		claimRecord(t, s, session, id, "running", later())
+		record := strings.Repeat("r", 64<<10)
+		for i := range 128 { // 8 MiB of records of the same session
+			other := fmt.Sprint("other-", i)
+			if _, ok, err := s.Claim(context.Background(), session, other, "claim", later()); err != nil || !ok {
+				break // a full store may refuse a claim
+			}
+			if _, err := s.Record(context.Background(), session, other, "claim", record, later()); err != nil {
+				break
+			}
+		}
+		if kept, ok := claimRecord(t, s, session, id, "twin", later()); ok || kept != "running" {
+			t.Fatalf("after its session's records filled the store, a claim of a call in progress was forgotten (Claim = %q, %v): its twin would run the call a second time", kept, ok)
+		}
+	})
 	t.Run("Replace with an expiry in the past removes the entry", func(t *testing.T) {
 		s, session, id := newStore(t), storeID(), storeID()
 		claimRecord(t, s, session, id, "claim", later())
@@ -124,6 +162,12 @@ func TestRecordStore(t *testing.T, newStore func(t *testing.T) tool.RecordStore)
 			}
 			if !replaceRecord(t, s, session, id, v, v+"!", later()) {
 				t.Fatalf("Replace of the %d-byte value kept reported false", len(v))
+			}
+			if !keepRecord(t, s, session, id, v+"!", v+"?", later()) {
+				t.Fatalf("Record in place of the %d-byte value kept reported false", len(v))
+			}
+			if kept, _ := claimRecord(t, s, session, id, "x", later()); kept != v+"?" {
+				t.Fatalf("a %d-byte record came back as %d bytes that differ", len(v)+1, len(kept))
 			}
 		}
 	})
@@ -177,8 +221,12 @@ func TestRecordStore(t *testing.T, newStore func(t *testing.T) tool.RecordStore)
 						t.Errorf("concurrent Claim of a fresh id = %v, %v; want true", ok, err)
 						return
 					}
-					if ok, err := s.Replace(context.Background(), session, id, "claim", "record", later()); err != nil || !ok {
+					if ok, err := s.Replace(context.Background(), session, id, "claim", "started", later()); err != nil || !ok {
 						t.Errorf("concurrent Replace = %v, %v; want true", ok, err)
+						return
+					}
+					if ok, err := s.Record(context.Background(), session, id, "started", "record", later()); err != nil || !ok {
+						t.Errorf("concurrent Record = %v, %v; want true", ok, err)
 						return
 					}
 				}
@@ -198,6 +246,10 @@ func TestRecordStore(t *testing.T, newStore func(t *testing.T) tool.RecordStore)
 		prompt(t, "Replace", func() string {
 			ok, err := s.Replace(dead, session, id, "claim", "record", later())
 			return closedOrCanceled("Replace", ok, err)
+		})
+		prompt(t, "Record", func() string {
+			ok, err := s.Record(dead, session, id, "claim", "record", later())
+			return closedOrCanceled("Record", ok, err)
 		})
 	})
 }
@@ -222,6 +274,18 @@ func replaceRecord(t *testing.T, s tool.RecordStore, session, id, old, value str
 			t.Errorf("Replace returned true with an error (%v); a failure must fail closed (false)", err)
 		}
 		t.Fatalf("Replace: %v", err)
+	}
+	return ok
+}
+
+func keepRecord(t *testing.T, s tool.RecordStore, session, id, old, value string, expires time.Time) bool {
+	t.Helper()
+	ok, err := s.Record(context.Background(), session, id, old, value, expires)
+	if err != nil {
+		if ok {
+			t.Errorf("Record returned true with an error (%v); a failure must fail closed (false)", err)
+		}
+		t.Fatalf("Record: %v", err)
 	}
 	return ok
 }

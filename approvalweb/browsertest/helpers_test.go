@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/approvalweb"
 	"github.com/toolbelt-go/tool/codetools"
+	"github.com/toolbelt-go/tool/tooltest"
 	"github.com/toolbelt-go/tool/workspace"
 )
 
@@ -24,9 +26,17 @@ import (
 // (which sets CI=true as well) needs.
 const RequireEnv = "TOOLBELT_REQUIRE_CHROMIUM"
 
+// chromiumPart is the browser the tests drive.
+var chromiumPart = tooltest.Part{Name: "chromium", Install: "apt-get install chromium (Debian)", Require: []string{RequireEnv, "CI"}}
+
+// TestMain fails the package at the end, naming the tests, if they were
+// skipped for want of chromium (tooltest.Main).
+func TestMain(m *testing.M) { os.Exit(tooltest.Main(m).Run()) }
+
 // chromium returns the browser to run: Debian's chromium. Without it the
-// test skips, saying how to install it, unless CI=true or RequireEnv is
-// set: then it fails, so that CI never passes by skipping.
+// test is skipped and the package fails at the end, saying how to install
+// it; under CI (CI set) or RequireEnv the test fails at once, so that CI
+// never passes by skipping.
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "/usr/bin/chromium", "chromium-browser"} {
@@ -34,11 +44,7 @@ func chromium(t *testing.T) string {
 			return path
 		}
 	}
-	why := "no chromium on PATH; install it to run the browser tests (Debian: apt-get install chromium)"
-	if os.Getenv("CI") == "true" || os.Getenv(RequireEnv) != "" {
-		t.Fatalf("%s (CI=true or %s is set, so this is a failure, not a skip)", why, RequireEnv)
-	}
-	t.Skip(why)
+	tooltest.Need(t, chromiumPart, errors.New("no chromium on PATH"))
 	return ""
 }
 
@@ -183,25 +189,14 @@ func newAgent(t *testing.T) *agent {
 	return a
 }
 
-// call makes one call as the agent loop does: a deferred call waits for
-// its answer on the page and resumes with it. The result comes on the
-// channel.
+// call makes one call as the agent loop does: a call the policy asks
+// about waits for its answer on the page. The result comes on the channel.
 func (a *agent) call(name, args string) <-chan *tool.Result {
 	out := make(chan *tool.Result, 1)
 	ctx := a.t.Context() // a call still waiting when the test ends stops waiting
 	go func() {
 		req := tool.Request{ID: "call-1", Name: name, Args: json.RawMessage(args), Session: "demo"}
-		res := a.reg.Call(ctx, struct{}{}, req)
-		if res.Status == tool.StatusAwaitingApproval {
-			answer, err := a.page.Await(ctx, res.Pending)
-			if err != nil {
-				out <- &tool.Result{Status: tool.StatusCanceled, Err: err}
-				return
-			}
-			req.Approval = answer
-			res = a.reg.Call(ctx, struct{}{}, req)
-		}
-		out <- res
+		out <- a.reg.Call(ctx, struct{}{}, req)
 	}()
 	return out
 }

@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolbelt-go/tool"
@@ -145,10 +146,19 @@ func run(ctx context.Context, dir, addr string, answer bool, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
+	out = &lockedWriter{w: out} // the person and the observer write too
+	// The observer says when a call waits on the page.
+	waiting := tool.ObserverFunc(func(e tool.Event) {
+		if e.Kind == tool.EventApprovalRequested {
+			fmt.Fprintf(out, "  … waiting for an answer on the page\n")
+		}
+	})
+	reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0), Observer: waiting})
 	if err := reg.Add(codetools.New(ws, &codetools.Options{Sandbox: sandbox, Env: env}).Tools()...); err != nil {
 		return err
 	}
+	// Each call the policy asks about waits on the page until someone
+	// answers there (or the offer expires), then runs or not.
 	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
 
 	if answer {
@@ -164,14 +174,8 @@ func run(ctx context.Context, dir, addr string, answer bool, out io.Writer) erro
 		fmt.Fprintf(out, "\nmodel: %s\n  → %s %s\n", s.say, s.tool, s.args)
 		req := tool.Request{ID: fmt.Sprintf("call_%d", i+1), Name: s.tool, Args: json.RawMessage(s.args), Session: session}
 		res := reg.Call(ctx, struct{}{}, req)
-		if res.Status == tool.StatusAwaitingApproval {
-			fmt.Fprintf(out, "  … waiting for an answer on the page\n")
-			a, err := page.Await(ctx, res.Pending)
-			if err != nil {
-				return err
-			}
-			req.Approval = a
-			res = reg.Call(ctx, struct{}{}, req)
+		if ctx.Err() != nil {
+			return context.Cause(ctx) // stopped while it waited
 		}
 		fmt.Fprintf(out, "  ← %s\n", res.Status)
 		for _, l := range shorten(res.Text(), 8) {
@@ -307,4 +311,16 @@ func shorten(text string, n int) []string {
 		}
 	}
 	return lines
+}
+
+// lockedWriter lets several goroutines write whole lines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +14,10 @@ import (
 	"github.com/toolbelt-go/tool/toolredis/redistest"
 	"github.com/toolbelt-go/tool/tooltest"
 )
+
+// TestMain fails the package, naming the test, if it was skipped for
+// want of a redis-server (tooltest.Main).
+func TestMain(m *testing.M) { os.Exit(tooltest.Main(m).Run()) }
 
 func TestRun(t *testing.T) {
 	srv := redistest.New(t)

@@ -1,0 +1,190 @@
+package toolmcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolbelt-go/tool"
+)
+
+// metaTask is where the guard keeps a CreateTaskResult's task (taskId,
+// status, pollIntervalMs) in the result it passes on: the SDK's
+// CallToolResult has no field for them and would drop them.
+const metaTask = metaPrefix + "task"
+
+// taskMeta moves the task of a CreateTaskResult (resultType "task") into
+// the result's _meta; other results are left as they are.
+func taskMeta(members []member) []member {
+	var isTask bool
+	task := map[string]json.RawMessage{}
+	for _, m := range members {
+		switch m.key {
+		case "resultType":
+			isTask = string(m.raw) == `"task"`
+		case "taskId", "status", "statusMessage", "pollIntervalMs", "ttlMs", "createdAt", "lastUpdatedAt":
+			task[m.key] = json.RawMessage(m.raw)
+		}
+	}
+	if !isTask {
+		return members
+	}
+	return withMeta(members, map[string]any{metaTask: task})
+}
+
+// followsTasks says why RemoteTools cannot follow the tasks of cs's server,
+// or nil when it can: the tasks extension is of protocol 2026-07-28.
+func followsTasks(cs *sdk.ClientSession) error {
+	if r := cs.InitializeResult(); r != nil && r.ProtocolVersion < protocolMultiRoundTrip {
+		return errors.New(`the server runs it only as a task (execution.taskSupport "required"), and toolmcp follows tasks from protocol 2026-07-28 on (SEP-2663), not in this session's ` +
+			strconv.Quote(r.ProtocolVersion) + `, so it could never be called`)
+	}
+	return nil
+}
+
+// addTaskMethods lets c send the tasks extension's methods.
+func addTaskMethods(c *sdk.Client) {
+	for _, m := range []string{methodTasksGet} {
+		_ = sdk.AddSendingCustomMethod[*taskParams, *taskWire](c, m)
+	}
+	for _, m := range []string{methodTasksUpdate, methodTasksCancel} {
+		_ = sdk.AddSendingCustomMethod[*taskParams, *taskAck](c, m)
+	}
+}
+
+// Polling bounds: a server's pollIntervalMs is kept within them.
+const (
+	minTaskPoll = 50 * time.Millisecond
+	maxTaskPoll = 5 * time.Second
+)
+
+// runTask calls a tool the server runs only as a task: the call declares
+// the tasks extension, and the task it starts is polled until it ends.
+// The caller's context cancels it (tasks/cancel). A question the task
+// asks is relayed to whoever follows the caller's own task
+// ([tool.AskInput]: the MCP client of a task toolmcp serves); a call that
+// is not a task cannot be asked, and the remote task is cancelled.
+func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
+	params.SetMeta(taskCapabilities())
+	res, err := t.cs.CallTool(ctx, params)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, &tool.Error{Message: "the MCP server could not run " + t.name + ": " + err.Error(), Cause: err}
+	}
+	created, _ := res.Meta[metaTask].(map[string]any)
+	id, _ := created["taskId"].(string)
+	if id == "" {
+		return fromRemoteResult(t.name, res), nil // the server answered at once
+	}
+	poll := pollInterval(created["pollIntervalMs"])
+	for {
+		select {
+		case <-ctx.Done():
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_, _ = sdk.CallCustomMethod[*taskParams, *taskAck](cctx, t.cs, methodTasksCancel, taskRequest(id, nil))
+			cancel()
+			return nil, context.Cause(ctx)
+		case <-time.After(poll):
+		}
+		w, err := sdk.CallCustomMethod[*taskParams, *taskWire](ctx, t.cs, methodTasksGet, taskRequest(id, nil))
+		if err != nil {
+			if ctx.Err() != nil {
+				continue // cancelled while polling: cancel the task above
+			}
+			return nil, &tool.Error{Message: "the MCP server's task for " + t.name + " could not be read: " + err.Error(), Cause: err}
+		}
+		poll = pollInterval(float64(w.PollIntervalMs))
+		switch w.Status {
+		case string(tool.TaskCompleted):
+			var out sdk.CallToolResult
+			if err := json.Unmarshal(w.Result, &out); err != nil {
+				return nil, &tool.Error{Message: "the MCP server's task for " + t.name + " ended with a result that is not a tool result", Cause: err}
+			}
+			return fromRemoteResult(t.name, &out), nil
+		case string(tool.TaskFailed):
+			msg := "the task failed"
+			if w.Error != nil {
+				msg = w.Error.Message
+			}
+			return nil, &tool.Error{Message: "the MCP server's task for " + t.name + " failed: " + cut(msg, maxPartialLog), Cause: &RemoteError{Tool: t.name, Message: msg}}
+		case string(tool.TaskCancelled):
+			return nil, &tool.Error{Message: "the MCP server cancelled its task for " + t.name, Cause: &RemoteError{Tool: t.name, Message: "cancelled"}}
+		case string(tool.TaskInputRequired):
+			if err := t.relayInput(ctx, id, w.InputRequests); err != nil {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				_, _ = sdk.CallCustomMethod[*taskParams, *taskAck](cctx, t.cs, methodTasksCancel, taskRequest(id, nil))
+				cancel()
+				if ctx.Err() != nil {
+					return nil, context.Cause(ctx)
+				}
+				return nil, err
+			}
+		default:
+			if w.StatusMessage != "" {
+				tool.ReportProgress(ctx, tool.Progress{Message: tool.EscapeModelText(cut(w.StatusMessage, maxPartialLog))})
+			}
+		}
+	}
+}
+
+// relayInput asks the questions of a remote task of the frontend that
+// follows this call's own task, and answers the remote task.
+func (t *remoteTool) relayInput(ctx context.Context, id string, raw json.RawMessage) error {
+	var questions map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &questions); err != nil || len(questions) == 0 {
+		return nil // nothing to answer yet: poll again
+	}
+	answers, err := tool.AskInput(ctx, questions)
+	if errors.Is(err, tool.ErrNoTask) {
+		return &tool.Error{Message: "the MCP server's task for " + t.name + " asked for input, which this call cannot relay (it does not run as a task a client follows), so it was cancelled"}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = sdk.CallCustomMethod[*taskParams, *taskAck](ctx, t.cs, methodTasksUpdate, taskRequest(id, answers))
+	return err
+}
+
+// taskCapabilities are the client capabilities a remote task's requests
+// declare (SEP-2575 has each request declare them): the tasks extension,
+// and elicitation, which a task's questions are relayed as.
+func taskCapabilities() map[string]any {
+	return map[string]any{sdk.MetaKeyClientCapabilities: map[string]any{
+		"elicitation": map[string]any{},
+		"extensions":  map[string]any{TasksExtension: map[string]any{}},
+	}}
+}
+
+func taskRequest(id string, answers map[string]json.RawMessage) *taskParams {
+	p := &taskParams{TaskID: id, InputResponses: answers}
+	p.SetMeta(taskCapabilities())
+	return p
+}
+
+func pollInterval(v any) time.Duration {
+	ms, _ := v.(float64)
+	d := time.Duration(ms) * time.Millisecond
+	return min(max(d, minTaskPoll), maxTaskPoll)
+}
+
+// fromRemoteResult is a remote tool's result as the registry takes it.
+func fromRemoteResult(name string, res *sdk.CallToolResult) *tool.Result {
+	out := &tool.Result{Content: fromSDKContent(res.Content)}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			out.Structured = b
+		}
+	}
+	if res.IsError {
+		out.IsError = true
+		out.Status = tool.StatusFailed
+		out.Err = &RemoteError{Tool: name, Message: out.Text()}
+	}
+	return out
+}

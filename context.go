@@ -10,10 +10,12 @@ import (
 
 // What a tool reads from its context: the call it runs for
 // ([CallInfoFrom]), where its progress goes ([ReportProgress],
-// [ReportPartial]) and, for a paginated tool, its page (pagination.go). The
-// deadline stage makes that context (callCtx, below) around the caller's.
-// The host's per-call state is not in it: a tool that needs it is a
-// [Tool] of the host's state type, and reads it typed, as [Call].State.
+// [ReportPartial]) and, for a paginated tool, its page (pagination.go); a
+// tool running as a task also asks for input through it ([AskInput], with
+// the tasks in task_run.go). The deadline stage makes that context
+// (callCtx, below) around the caller's. The host's per-call state is not
+// in it: a tool that needs it is a [Tool] of the host's state type, and
+// reads it typed, as [Call].State.
 
 // CallInfo identifies the call a tool is running for: what a tool that
 // needs no host state may still want to know (to key per-conversation

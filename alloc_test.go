@@ -39,7 +39,7 @@ func TestInvalidCallAllocationBudget(t *testing.T) {
 	r.MustAdd(tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
 	req := tool.Request{ID: "1", Name: "search", Args: benchInvalid}
 	ctx := context.Background()
-	const budget = 95 // measured 94 (144 before): the schema validator's own verdict makes about 60
+	const budget = 91 // measured 90 (144 before): the schema validator's own verdict makes about 60
 	allocs := testing.AllocsPerRun(200, func() {
 		res := r.Call(ctx, struct{}{}, req)
 		require.Equal(t, tool.StatusInvalid, res.Status, res.Text())

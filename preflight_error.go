@@ -191,6 +191,17 @@ func gotValue(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// appendGot appends gotValue(v) to dst.
+func appendGot(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return text.AppendQuote(append(dst, "string "...), x, maxGotBytes)
+	case json.Number:
+		return append(append(append(dst, decode.Kind(v)...), ' '), text.Cut(string(x), 40)...)
+	}
+	return append(dst, gotValue(v)...)
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word

@@ -174,29 +174,56 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 			l.add(p)
 		}
 	case *kind.Type:
-		p := Problem{Pointer: ptr, Code: "type", Expected: strings.Join(k.Want, " or "), Got: gotValue(got)}
-		p.Message = "expected " + p.Expected + ", got " + p.Got
+		// The message is written once; what was expected and what was got
+		// are its substrings.
+		var buf [192]byte
+		b := append(buf[:0], "expected "...)
+		e0 := len(b)
+		for i, w := range k.Want {
+			if i > 0 {
+				b = append(b, " or "...)
+			}
+			b = append(b, w...)
+		}
+		e1 := len(b)
+		b = append(b, ", got "...)
+		g0 := len(b)
+		b = appendGot(b, got)
+		g1 := len(b)
 		if s, ok := got.(string); ok && wantsNumber(k.Want) {
 			if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-				p.Message += "; send the number without quotes"
+				b = append(b, "; send the number without quotes"...)
 			}
 		}
-		l.add(p)
+		msg := string(b)
+		l.add(Problem{Pointer: ptr, Code: "type", Message: msg, Expected: msg[e0:e1], Got: msg[g0:g1]})
 	case *kind.Enum:
 		h := a.enumHintFor(k.Want)
-		p := Problem{Pointer: ptr, Code: "enum", Allowed: slices.Clone(h.allowed), Got: gotValue(got)}
-		p.Message = "must be one of " + h.list + ", got " + p.Got
+		var buf [192]byte
+		b := append(append(append(buf[:0], "must be one of "...), h.list...), ", got "...)
+		g0 := len(b)
+		b = appendGot(b, got)
+		g1 := len(b)
+		var suggestion string
 		if s, ok := got.(string); ok {
 			if c := h.strings.Closest(s, 1); len(c) > 0 {
-				p.Suggestion = c[0]
-				p.Message += ". Did you mean " + strconv.Quote(c[0]) + "?"
+				suggestion = c[0]
+				b = append(strconv.AppendQuote(append(b, ". Did you mean "...), suggestion), '?')
 			}
 		}
-		l.add(p)
+		msg := string(b)
+		l.add(Problem{Pointer: ptr, Code: "enum", Message: msg, Got: msg[g0:g1], Allowed: slices.Clone(h.allowed), Suggestion: suggestion})
 	case *kind.Const:
-		p := Problem{Pointer: ptr, Code: "const", Expected: displayJSON(k.Want), Got: gotValue(got)}
-		p.Message = "must be " + p.Expected + ", got " + p.Got
-		l.add(p)
+		var buf [192]byte
+		b := append(buf[:0], "must be "...)
+		e0 := len(b)
+		b = append(b, displayJSON(k.Want)...)
+		e1 := len(b)
+		b = append(b, ", got "...)
+		g0 := len(b)
+		b = appendGot(b, got)
+		msg := string(b)
+		l.add(Problem{Pointer: ptr, Code: "const", Message: msg, Expected: msg[e0:e1], Got: msg[g0:]})
 	case *kind.Minimum:
 		l.add(a.bound(ptr, "minimum", "at least", k.Want, got))
 	case *kind.Maximum:
@@ -234,9 +261,16 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 }
 
 func (a *argsSchema) bound(ptr, code, rel string, want *big.Rat, got any) Problem {
-	p := Problem{Pointer: ptr, Code: code, Expected: rel + " " + a.boundText(want), Got: gotValue(got)}
-	p.Message = "must be " + p.Expected + ", got " + p.Got
-	return p
+	var buf [192]byte
+	b := append(buf[:0], "must be "...)
+	e0 := len(b)
+	b = append(append(append(b, rel...), ' '), a.boundText(want)...)
+	e1 := len(b)
+	b = append(b, ", got "...)
+	g0 := len(b)
+	b = appendGot(b, got)
+	msg := string(b)
+	return Problem{Pointer: ptr, Code: code, Message: msg, Expected: msg[e0:e1], Got: msg[g0:]}
 }
 
 // What a hint says of the schema's keywords is made once per keyword, the

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -243,12 +244,23 @@ func TestHintTextsGolden(t *testing.T) {
 		{"empty", `{"a":1}`},
 		{"defaults", `{"mode":"quick","n":0}`},
 	}
-	var b strings.Builder
+	var b, fields strings.Builder
 	for _, c := range calls {
 		res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: c.tool, Args: []byte(c.args)})
 		fmt.Fprintf(&b, "### %s %s\n%s\n\n", c.tool, c.args, res.Text())
+		// The host's view of the same problems, field by field.
+		fmt.Fprintf(&fields, "### %s %s\n", c.tool, c.args)
+		var ae *tool.ArgsError
+		if errors.As(res.Err, &ae) {
+			for _, p := range ae.Problems {
+				fmt.Fprintf(&fields, "%q %q expected=%q got=%q allowed=%q suggestion=%q\n", p.Pointer, p.Code, p.Expected, p.Got, p.Allowed, p.Suggestion)
+			}
+			fmt.Fprintf(&fields, "total=%d truncated=%v required=%q example=%q\n", ae.Total, ae.Truncated, ae.Required, ae.Example)
+		}
+		fields.WriteString("\n")
 	}
 	tooltest.Golden(t, "testdata/hints.golden", []byte(b.String()))
+	tooltest.Golden(t, "testdata/problems.golden", []byte(fields.String()))
 }
 
 // A Problem's Allowed list is the host's to keep and change: the schema's

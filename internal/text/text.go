@@ -163,6 +163,18 @@ func Quote(s string, max int) string {
 	return strconv.Quote(cut) + "… (" + strconv.Itoa(len(s)-len(cut)) + " more bytes)"
 }
 
+// AppendQuote appends Quote(s, max) to dst.
+func AppendQuote(dst []byte, s string, max int) []byte {
+	if len(s) <= max {
+		return strconv.AppendQuote(dst, s)
+	}
+	cut := Cut(s, max)
+	dst = strconv.AppendQuote(dst, cut)
+	dst = append(dst, "… ("...)
+	dst = strconv.AppendInt(dst, int64(len(s)-len(cut)), 10)
+	return append(dst, " more bytes)"...)
+}
+
 // QuoteASCII is Quote with every non-ASCII character escaped too, for
 // names and keys, where a look-alike letter from another script must show.
 func QuoteASCII(s string, max int) string {

@@ -215,3 +215,14 @@ func FuzzCleanAgreesByteByByte(f *testing.F) {
 		}
 	})
 }
+
+// AppendQuote writes what Quote returns.
+func TestAppendQuote(t *testing.T) {
+	for _, s := range []string{"", "golang", "tab\there", "\x1b[31m", "é😀", strings.Repeat("x", 64), strings.Repeat("x", 65), strings.Repeat("é", 40)} {
+		for _, max := range []int{0, 1, 10, 64} {
+			if got, want := string(AppendQuote([]byte("got "), s, max)), "got "+Quote(s, max); got != want {
+				t.Errorf("AppendQuote(%q, %d) = %q, want %q", s, max, got, want)
+			}
+		}
+	}
+}

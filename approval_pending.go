@@ -34,12 +34,15 @@ import (
 type PendingApprovalStore interface {
 	// Offer keeps p until keep (at or after p.Expires, so that a late or
 	// repeated answer can be told what became of it), listed under its
-	// session, p.Request.Session. Offering a state that is kept changes
+	// session, p.Session: the session as given, byte for byte, never
+	// p.Request.Session, which is made visible for showing and which two
+	// sessions can share. Offering a state that is kept changes
 	// nothing: an answered approval stays answered. An error wrapping
 	// [ErrPendingFull] refuses an approval past the store's bounds:
 	// at most [MaxPendingPerSession] unanswered approvals per session.
 	Offer(ctx context.Context, p *PendingApproval, keep time.Time) error
-	// List returns the approvals of session that are kept and not
+	// List returns the approvals of session (compared with
+	// PendingApproval.Session, byte for byte) that are kept and not
 	// answered, in no particular order. It may include approvals past
 	// their Expires that are still kept.
 	List(ctx context.Context, session string) ([]*PendingApproval, error)
@@ -104,7 +107,7 @@ type MemoryPendingApprovalStore struct {
 	max      int
 	used     int
 	entries  map[string]*list.Element            // by state, of *pendingEntry
-	sessions map[string]map[string]*pendingEntry // by session, then state
+	sessions map[string]map[string]*pendingEntry // by session (raw), then state
 	order    list.List                           // as offered, oldest first
 }
 
@@ -135,7 +138,7 @@ func (m *MemoryPendingApprovalStore) Offer(_ context.Context, p *PendingApproval
 	for f := m.order.Front(); f != nil && !now.Before(f.Value.(*pendingEntry).keep); f = m.order.Front() {
 		m.remove(f)
 	}
-	session := p.Request.Session
+	session := p.Session
 	waiting, waitingBytes := 0, 0
 	for _, o := range m.sessions[session] {
 		if o.answer == nil && now.Before(o.keep) {
@@ -177,7 +180,7 @@ func (m *MemoryPendingApprovalStore) sweep(now time.Time) {
 func (m *MemoryPendingApprovalStore) remove(el *list.Element) {
 	e := m.order.Remove(el).(*pendingEntry)
 	delete(m.entries, e.p.State)
-	s := e.p.Request.Session
+	s := e.p.Session
 	delete(m.sessions[s], e.p.State)
 	if len(m.sessions[s]) == 0 {
 		delete(m.sessions, s)
@@ -261,7 +264,7 @@ func (m *MemoryPendingApprovalStore) Len() int {
 // entry's bookkeeping.
 func pendingCost(p *PendingApproval) int {
 	r := &p.Request
-	n := pendingEntryCost + len(p.State) + len(r.Tool) + len(r.DisplayName) + len(r.CallID) + len(r.Session) +
+	n := pendingEntryCost + len(p.State) + len(r.Tool) + len(r.DisplayName) + len(r.CallID) + len(r.Session) + len(p.Session) +
 		len(r.Args) + len(r.ArgsText) + len(r.Requirement.Reason) + len(r.Requirement.Scope) +
 		len(r.Preview.Title) + len(r.Preview.Summary)
 	for _, e := range r.Preview.Edits {

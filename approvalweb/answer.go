@@ -117,7 +117,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		h.refuse(w, r, refusedUnavailable)
 		return
-	case p.State != f.state || !slices.Contains(list, p.Request.Session):
+	case p.State != f.state || !slices.Contains(list, p.Session):
 		// Not the person's to answer: said as for a state never offered,
 		// so that the answer does not tell whether it exists.
 		h.refuse(w, r, refusedForged)

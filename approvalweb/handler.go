@@ -20,9 +20,10 @@ type Options struct {
 	// build a handler without it. An error refuses the request (403); an
 	// empty list shows nothing. Only the first 50 sessions are shown.
 	//
-	// A session is matched as the approval shows it
-	// ([tool.ApprovalRequest].Session): the session given to the call, with
-	// control and invisible characters written as escapes.
+	// A session is matched as it was given to the call
+	// ([tool.PendingApproval].Session), byte for byte: never as the page
+	// shows it, with control and invisible characters written as escapes,
+	// which two sessions can share.
 	Sessions func(r *http.Request) ([]string, error)
 	// Store keeps the approvals that wait and their answers. Replicas that
 	// serve the page share one (toolredis.PendingApprovalStore), so that a

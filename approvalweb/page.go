@@ -124,7 +124,7 @@ func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request) {
 	for _, p := range ps {
 		it, req := h.view(p), &p.Request
 		a := jsonApproval{
-			ID: it.ID, State: p.State, Session: req.Session, Tool: req.Tool, DisplayName: req.DisplayName, CallID: req.CallID,
+			ID: it.ID, State: p.State, Session: p.Session, Tool: req.Tool, DisplayName: req.DisplayName, CallID: req.CallID,
 			Safety: it.SafetyClass, Reason: it.Reason, Scope: it.Scope, Title: it.Title, Summary: it.Summary,
 			Locations: it.Locations, Args: req.Args, Expires: p.Expires, AllowAlways: it.Always, Editable: it.Editable,
 		}

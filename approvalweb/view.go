@@ -207,7 +207,7 @@ func (h *Handler) list(ctx context.Context, session string) ([]*tool.PendingAppr
 	if err != nil {
 		return nil, err
 	}
-	ps = slices.DeleteFunc(ps, func(p *tool.PendingApproval) bool { return p == nil || p.Request.Session != session })
+	ps = slices.DeleteFunc(ps, func(p *tool.PendingApproval) bool { return p == nil || p.Session != session })
 	return ps[:min(len(ps), 2*tool.MaxPendingPerSession)], nil
 }
 

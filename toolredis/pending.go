@@ -74,7 +74,7 @@ func (m *PendingApprovalStore) Offer(ctx context.Context, p *tool.PendingApprova
 		return nil // kept until a time already past: nothing to keep
 	}
 	record, _, member := m.pendingKeys(p.State)
-	session := m.c.key("pending-session", p.Request.Session)
+	session := m.c.key("pending-session", p.Session) // raw: two sessions may read alike once escaped
 	_, err = run(ctx, &m.c, "offer", func(ctx context.Context) (struct{}, error) {
 		c := m.c.client
 		now := strconv.FormatInt(time.Now().UnixMilli(), 10)
@@ -137,7 +137,7 @@ func (m *PendingApprovalStore) List(ctx context.Context, session string) ([]*too
 				continue // no longer kept, or answered and not yet off the set
 			}
 			var r pendingRecord
-			if err != nil || json.Unmarshal(b, &r) != nil || r.P == nil || r.P.Request.Session != session {
+			if err != nil || json.Unmarshal(b, &r) != nil || r.P == nil || r.P.Session != session {
 				continue
 			}
 			out = append(out, r.P)
@@ -218,7 +218,7 @@ func (m *PendingApprovalStore) Answer(ctx context.Context, state string, d tool.
 		}
 		// Off the session's set, which lists the unanswered; List also
 		// skips an answered approval should this fail.
-		_ = c.ZRem(ctx, m.c.key("pending-session", r.P.Request.Session), member).Err()
+		_ = c.ZRem(ctx, m.c.key("pending-session", r.P.Session), member).Err()
 		return true, nil
 	})
 }

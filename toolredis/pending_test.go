@@ -30,7 +30,7 @@ func TestPendingApprovalStoreConforms(t *testing.T) {
 }
 
 func pendingFor(session, state string) *tool.PendingApproval {
-	return &tool.PendingApproval{State: state, Expires: time.Now().Add(time.Hour), Request: tool.ApprovalRequest{
+	return &tool.PendingApproval{State: state, Expires: time.Now().Add(time.Hour), Session: session, Request: tool.ApprovalRequest{
 		Tool: "write_file", Session: session, Args: json.RawMessage(`{"path":"a"}`), ArgsText: `{"path":"a"}`,
 	}}
 }

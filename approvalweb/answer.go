@@ -129,7 +129,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, refusedExpired)
 		return
 	}
-	d, why := h.decision(f, &p.Request)
+	d, why := h.decision(f, p)
 	if why != nil {
 		h.refuse(w, r, *why)
 		return
@@ -214,23 +214,26 @@ func (h *Handler) readForm(w http.ResponseWriter, r *http.Request) (form, *refus
 	return f, nil
 }
 
-// decision is the answer f gives to req, if it is one the page offers for
-// it.
-func (h *Handler) decision(f form, req *tool.ApprovalRequest) (tool.Decision, *refusal) {
+// decision is the answer f gives to p, if it is one the page offers for
+// it: the same rule ([Handler.offerFor]) decides what the page shows.
+func (h *Handler) decision(f form, p *tool.PendingApproval) (tool.Decision, *refusal) {
 	d := tool.Decision{Kind: decisions[f.decision]}
-	switch d.Kind {
-	case tool.DecisionAllowAlways:
-		if !alwaysOffered(req) {
-			why := refusedNotOffered.with("This answer was refused: \"allow always\" is not offered for this call. Allow it once, or deny it.")
-			return d, &why
+	if o := h.offerFor(p); !o.offers(d.Kind) {
+		why := refusedNotOffered
+		switch {
+		case o.TooLarge != "":
+			why = why.with("This answer was refused: this call cannot be allowed here. " + o.TooLarge)
+		case d.Kind == tool.DecisionAllowAlways:
+			why = why.with("This answer was refused: \"allow always\" is not offered for this call. Allow it once, or deny it.")
+		case d.Kind == tool.DecisionEdit:
+			why = why.with("This answer was refused: the arguments of this call may not be edited here.")
 		}
+		return d, &why
+	}
+	switch d.Kind {
 	case tool.DecisionDeny:
 		d.Reason = f.reason
 	case tool.DecisionEdit:
-		if !h.editable(req) {
-			why := refusedNotOffered.with("This answer was refused: the arguments of this call may not be edited.")
-			return d, &why
-		}
 		if err := checkArgs(f.args); err != nil {
 			why := refusedMalformed.with("This answer was refused: the edited arguments " + err.Error() + ". Correct them and send again.")
 			return d, &why

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,11 +28,13 @@ const (
 )
 
 // serveEvents streams the changes to the approvals the person may see, as
-// server-sent events: "add" (data: {"id","html"}) for an approval that
-// waits, "remove" (data: its id) for one answered, withdrawn or expired,
-// "trouble" and "ok" when the store stops and starts answering. The page
-// says which approvals it shows already in ?have=id,id,…; the first events
-// bring it up to date.
+// server-sent events: "add" (data: {"id","html"}) for an approval the page
+// should show, "remove" (data: its id) for one answered, withdrawn or
+// expired (or moved to another page of the list), "count" (data: how many
+// wait for the person) when that changes, "trouble" and "ok" when the
+// store stops and starts answering. The page says which approvals it
+// shows already in ?have=id,id,…, and which it shows: ?page=N of the list,
+// or ?id= of one approval; the first events bring it up to date.
 func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	sessions, _, err := h.sessionsOf(r)
 	if err != nil {
@@ -46,7 +49,9 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.releaseStream(person)
-	shown := map[string]bool{}
+	q := r.URL.Query()
+	page, single := q.Get("page"), q.Get("id")
+	shown, total := map[string]bool{}, -1
 	have := strings.SplitN(r.URL.Query().Get("have"), ",", maxHave+1)
 	for _, id := range have[:min(len(have), maxHave)] {
 		if len(id) == 32 {
@@ -109,7 +114,13 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			trouble = false
-			if h.sendChanges(send, shown, v.items) != nil {
+			if len(v.items) != total {
+				if send("count", strconv.Itoa(len(v.items))) != nil {
+					return
+				}
+				total = len(v.items)
+			}
+			if h.sendChanges(send, shown, shownOf(v.items, page, single), single != "") != nil {
 				return
 			}
 		}
@@ -149,9 +160,25 @@ func (h *Handler) releaseStream(person string) {
 	}
 }
 
+// shownOf returns the approvals of waiting (sorted) a page shows: those of
+// its page of the list, or the one approval of its own page (id).
+func shownOf(waiting []*tool.PendingApproval, page, id string) []*tool.PendingApproval {
+	if id != "" {
+		for _, p := range waiting {
+			if idOf(p.State) == id {
+				return []*tool.PendingApproval{p}
+			}
+		}
+		return nil
+	}
+	_, from, to := window(len(waiting), page)
+	return waiting[from:to]
+}
+
 // sendChanges sends what changed between the approvals the page shows and
-// those that wait, and updates shown.
-func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, waiting []*tool.PendingApproval) error {
+// those it should show (whole, on the page of one approval), and updates
+// shown.
+func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, waiting []*tool.PendingApproval, whole bool) error {
 	now := map[string]bool{}
 	for _, p := range waiting {
 		id := idOf(p.State)
@@ -159,7 +186,7 @@ func (h *Handler) sendChanges(send func(event, data string) error, shown map[str
 		if shown[id] {
 			continue
 		}
-		html, err := h.itemHTML(p)
+		html, err := h.itemHTML(p, whole)
 		if err != nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,6 +51,18 @@ type PendingApprovalStore interface {
 	// its answer (nil before). It returns an error wrapping
 	// [ErrPendingGone] when no approval is kept under state.
 	Get(ctx context.Context, state string) (*PendingApproval, *Decision, error)
+	// Sessions lists the sessions that have unanswered approvals, a page
+	// at a time, so that a page of approvals can find those a person may
+	// answer without the host listing that person's sessions
+	// (approvalweb's Options.MayAnswer). Start with cursor ""; pass the
+	// next cursor it returns to read on; next is "" after the last page.
+	// A page holds about limit sessions (a store may return a few more or
+	// fewer; limit ≤ 0 means a store's default). Over a whole read, every
+	// session that has an unanswered approval throughout it is listed at
+	// least once; a session may be listed twice, or when its approvals
+	// were answered, until they are no longer kept. Each session is as
+	// given (PendingApproval.Session).
+	Sessions(ctx context.Context, cursor string, limit int) (sessions []string, next string, err error)
 	// Answer records d as the answer to the approval kept under state, and
 	// reports whether it was the first answer: of any number of answers,
 	// from any replica, exactly one is recorded, and Get returns that one.
@@ -215,6 +228,40 @@ func (m *MemoryPendingApprovalStore) List(_ context.Context, session string) ([]
 		}
 	}
 	return out, nil
+}
+
+// defaultSessionsPage is the page of Sessions when its limit is 0.
+const defaultSessionsPage = 1000
+
+// Sessions implements [PendingApprovalStore]. The sessions come in byte
+// order; the cursor is "+" and the last session of the page before (so
+// that the session "" is a cursor too).
+func (m *MemoryPendingApprovalStore) Sessions(_ context.Context, cursor string, limit int) ([]string, string, error) {
+	if limit <= 0 {
+		limit = defaultSessionsPage
+	}
+	after, started := strings.CutPrefix(cursor, "+")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	var out []string
+	for s, entries := range m.sessions {
+		if started && s <= after {
+			continue
+		}
+		for _, e := range entries {
+			if e.answer == nil && now.Before(e.keep) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	if len(out) <= limit {
+		return out, "", nil
+	}
+	out = out[:limit]
+	return out, "+" + out[limit-1], nil
 }
 
 // Get implements [PendingApprovalStore].

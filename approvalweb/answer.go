@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -102,14 +101,26 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, *why)
 		return
 	}
-	list, err := h.sessions(r)
-	if err != nil {
-		h.refuse(w, r, refusedForbidden)
-		return
+	if h.sessions != nil { // a person the host does not know is told so first
+		if _, err := h.sessions(r); err != nil {
+			h.refuse(w, r, refusedForbidden)
+			return
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
 	p, answered, err := h.store.Get(ctx, f.state)
+	if err == nil && p.State != f.state {
+		err = tool.ErrPendingGone
+	}
+	var mine bool
+	if err == nil {
+		var why *refusal
+		if mine, why = h.may(r, p.Session); why != nil {
+			h.refuse(w, r, *why)
+			return
+		}
+	}
 	switch {
 	case errors.Is(err, tool.ErrPendingGone):
 		h.refuse(w, r, refusedForged)
@@ -117,7 +128,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		h.refuse(w, r, refusedUnavailable)
 		return
-	case p.State != f.state || !slices.Contains(list, p.Session):
+	case !mine:
 		// Not the person's to answer: said as for a state never offered,
 		// so that the answer does not tell whether it exists.
 		h.refuse(w, r, refusedForged)

@@ -314,3 +314,6 @@ func TestAnswerComparesRawSessions(t *testing.T) {
 	status, a = f.post("ada", answer(p.State, "allow_once"), nil)
 	assert.Equal(t, http.StatusOK, status, a.Message)
 }
+func (failingStore) Sessions(context.Context, string, int) ([]string, string, error) {
+	return nil, "", errUnreachable
+}

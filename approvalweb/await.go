@@ -174,3 +174,18 @@ func (h *Handler) answer(ctx context.Context, state string, d tool.Decision) (bo
 	}
 	return first, err
 }
+
+// Pending returns the approvals that wait for an answer in session (as it
+// was given to the calls: [tool.PendingApproval].Session), those that
+// expire first first: what the page lists for that session, to show or
+// answer from the host's own code ([Handler.Answer] with their State),
+// here or on any replica that shares the store. A session holds at most
+// [tool.MaxPendingPerSession] of them (a store shared by replicas may let
+// a few more in at once).
+func (h *Handler) Pending(ctx context.Context, session string) ([]*tool.PendingApproval, error) {
+	ps, err := h.list(ctx, session)
+	if err != nil {
+		return nil, fmt.Errorf("approvalweb: the pending approvals could not be read: %w", err)
+	}
+	return sortWaiting(ps, time.Now()), nil
+}

@@ -36,9 +36,9 @@ const (
 // shows already in ?have=id,id,…, and which it shows: ?page=N of the list,
 // or ?id= of one approval; the first events bring it up to date.
 func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
-	sessions, _, err := h.sessionsOf(r)
-	if err != nil {
-		h.refuse(w, r, refusedForbidden)
+	sessions, _, why := h.sessionsOf(r)
+	if why != nil {
+		h.refuse(w, r, *why)
 		return
 	}
 	person := personOf(sessions)
@@ -83,7 +83,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sub := h.hub.subscribe(sessions)
+	sub := h.hub.subscribe(r, sessions)
 	defer h.hub.unsubscribe(sub)
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
@@ -223,9 +223,45 @@ type hub struct {
 	wake    chan struct{} // buffered: a kick while a round runs is kept for the next
 }
 
+// subscriber is an open page: the sessions it shows, and the updates it
+// is sent. Under Options.MayAnswer its sessions are those of the sessions
+// with waiting approvals that MayAnswer lets its person see, asked again
+// each round (new sessions come and go); its answers are kept, a bounded
+// number, for as long as the page is open.
 type subscriber struct {
+	r       *http.Request // of the page's stream; nil under Options.Sessions
+	updates chan snapshot // the latest snapshot only
+
+	mu       sync.Mutex
 	sessions []string
-	updates  chan snapshot // the latest snapshot only
+	answers  map[string]bool // MayAnswer's, by session
+}
+
+// maxAnswers bounds the answers of MayAnswer one open page keeps.
+const maxAnswers = maxScan
+
+// shows returns the sessions the page shows.
+func (s *subscriber) shows() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions
+}
+
+// mayAnswer is MayAnswer for the page's person, remembered.
+func (s *subscriber) mayAnswer(h *Handler, session string) bool {
+	s.mu.Lock()
+	ok, known := s.answers[session]
+	s.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok = h.mayAnswer(s.r, session)
+	s.mu.Lock()
+	if len(s.answers) < maxAnswers {
+		s.answers[session] = ok
+	}
+	s.mu.Unlock()
+	return ok
 }
 
 // snapshot is what waits for a page's sessions, or why it is not known.
@@ -234,8 +270,12 @@ type snapshot struct {
 	err   error
 }
 
-func (b *hub) subscribe(sessions []string) *subscriber {
+// subscribe opens a page for the person of r, who may see sessions now.
+func (b *hub) subscribe(r *http.Request, sessions []string) *subscriber {
 	s := &subscriber{sessions: sessions, updates: make(chan snapshot, 1)}
+	if b.h.sessions == nil {
+		s.r, s.answers = r, map[string]bool{}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.subs == nil {
@@ -289,15 +329,34 @@ func (b *hub) run() {
 			return
 		}
 		subs := make([]*subscriber, 0, len(b.subs))
-		sessions := map[string]bool{}
+		asking := false // a page's sessions are MayAnswer's
 		for s := range b.subs {
 			subs = append(subs, s)
-			for _, name := range s.sessions {
-				sessions[name] = true
-			}
+			asking = asking || s.r != nil
 		}
 		b.mu.Unlock()
 
+		var scanErr error
+		if asking {
+			ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+			var all []string
+			all, _, scanErr = b.h.waitingSessions(ctx)
+			cancel()
+			for _, s := range subs {
+				if s.r != nil && scanErr == nil {
+					shown, _ := mayOf(all, func(name string) bool { return s.mayAnswer(b.h, name) })
+					s.mu.Lock()
+					s.sessions = shown
+					s.mu.Unlock()
+				}
+			}
+		}
+		sessions := map[string]bool{}
+		for _, s := range subs {
+			for _, name := range s.shows() {
+				sessions[name] = true
+			}
+		}
 		lists, errs := map[string][]*tool.PendingApproval{}, map[string]error{}
 		for name := range sessions {
 			lists[name], errs[name] = b.h.list(context.Background(), name)
@@ -305,7 +364,13 @@ func (b *hub) run() {
 		now := time.Now()
 		for _, s := range subs {
 			var v snapshot
-			for _, name := range s.sessions {
+			if s.r != nil {
+				v.err = scanErr
+			}
+			for _, name := range s.shows() {
+				if v.err != nil {
+					break
+				}
 				if v.err = errs[name]; v.err != nil {
 					break
 				}

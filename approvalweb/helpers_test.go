@@ -123,7 +123,7 @@ func newFixtureOf(t testing.TB, opts *approvalweb.Options, regOpts *tool.Registr
 	o := approvalweb.Options{Sessions: sessionsOf, Editable: func(r *tool.ApprovalRequest) bool { return r.Tool == "write_note" }}
 	if opts != nil {
 		o = *opts
-		if o.Sessions == nil {
+		if o.Sessions == nil && o.MayAnswer == nil {
 			o.Sessions = sessionsOf
 		}
 	}

@@ -73,10 +73,10 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 // approvals, each up to inlineBytes of its body), or one approval whole
 // (?id=).
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, d pageData) {
-	sessions, cut, err := h.sessionsOf(r)
+	sessions, cut, why := h.sessionsOf(r)
 	switch {
-	case err != nil:
-		status, d.Alert = refusedForbidden.status, refusedForbidden.message
+	case why != nil:
+		status, d.Alert = why.status, why.message
 	default:
 		ps, err := h.waiting(r.Context(), sessions)
 		if err != nil {
@@ -218,9 +218,9 @@ var (
 )
 
 func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request) {
-	sessions, _, err := h.sessionsOf(r)
-	if err != nil {
-		h.refuse(w, r, refusedForbidden)
+	sessions, _, why := h.sessionsOf(r)
+	if why != nil {
+		h.refuse(w, r, *why)
 		return
 	}
 	ps, err := h.waiting(r.Context(), sessions)

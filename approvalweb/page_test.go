@@ -17,12 +17,15 @@ import (
 	"github.com/toolbelt-go/tool/approvalweb"
 )
 
-func TestNewNeedsSessions(t *testing.T) {
+func TestNewNeedsWhoMayAnswer(t *testing.T) {
 	for _, opts := range []*approvalweb.Options{nil, {}, {Store: tool.NewMemoryPendingApprovalStore(0)}} {
 		h, err := approvalweb.New(opts)
 		assert.Nil(t, h)
-		assert.ErrorContains(t, err, "approvalweb: Options.Sessions is required")
+		assert.ErrorContains(t, err, "approvalweb: Options.MayAnswer (or Sessions) is required")
 	}
+	h, err := approvalweb.New(&approvalweb.Options{Sessions: sessionsOf, MayAnswer: func(*http.Request, string) bool { return true }})
+	assert.Nil(t, h)
+	assert.ErrorContains(t, err, "not both")
 }
 
 func TestPageShowsWhatTheApproverWouldBeShown(t *testing.T) {

@@ -22,7 +22,8 @@ import (
 // states kept apart, sessions told apart by their raw names
 // ([tool.PendingApproval].Session) however alike they read once escaped,
 // unknown states reported as [tool.ErrPendingGone], one answer recorded
-// and read back exactly, answered approvals no longer
+// and read back exactly, every session with unanswered approvals listed
+// by a whole read of Sessions, answered approvals no longer
 // listed, offering again changing nothing, approvals gone after their keep
 // time, exactly one of many concurrent answers recorded, at most
 // [tool.MaxPendingPerSession] unanswered approvals per session, concurrent
@@ -100,6 +101,52 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 		}
 		if got := list(t, s, withChar.Request.Session); len(got) != 1 || got[0].State != literal.State {
 			t.Errorf("List of the escaped name gave %d approvals; want only the session whose raw name it is", len(got))
+		}
+	})
+	t.Run("Sessions lists every session that has unanswered approvals, page by page", func(t *testing.T) {
+		s, base := newStore(t), storeID()
+		want := map[string]bool{}
+		for i := range 7 {
+			session := fmt.Sprint(base, "-", i)
+			if i == 6 {
+				session = "" // no session is a session too
+			}
+			p := pending(session)
+			offer(t, s, p, later())
+			if i == 5 { // its only approval answered: it may be listed, or not
+				answer(t, s, p.State, tool.Decision{Kind: tool.DecisionAllowOnce})
+				continue
+			}
+			want[session] = true
+		}
+		q := pending(base + "-0") // two approvals in one session
+		q.State += "-second"
+		offer(t, s, q, later())
+		listed := map[string]bool{}
+		cursor := ""
+		for page := 0; ; page++ {
+			if page == 10_000 {
+				t.Fatal("Sessions never ended: its cursors go round (10,000 pages of 3)")
+			}
+			got, next, err := s.Sessions(ctx, cursor, 3)
+			if err != nil {
+				t.Fatalf("Sessions: %v", err)
+			}
+			for _, session := range got {
+				listed[session] = true
+			}
+			if next == "" {
+				break
+			}
+			if next == cursor {
+				t.Fatalf("Sessions returned the cursor it was given (%q): it would read the same page for ever", next)
+			}
+			cursor = next
+		}
+		for session := range want {
+			if !listed[session] {
+				t.Errorf("a session with an unanswered approval (%q) was not listed by a whole read of Sessions", session)
+			}
 		}
 	})
 	t.Run("an unknown state is ErrPendingGone", func(t *testing.T) {
@@ -272,6 +319,13 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 		prompt(t, "List", func() string {
 			_, err := s.List(dead, p.Session)
 			return closedOrCanceled("List", false, err)
+		})
+		prompt(t, "Sessions", func() string {
+			got, _, err := s.Sessions(dead, "", 10)
+			if err != nil && len(got) > 0 {
+				return "Sessions returned sessions with an error; a failure must return nothing"
+			}
+			return closedOrCanceled("Sessions", false, err)
 		})
 		prompt(t, "Get", func() string {
 			got, d, err := s.Get(dead, p.State)

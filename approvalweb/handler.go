@@ -3,6 +3,7 @@ package approvalweb
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,6 +70,11 @@ type Options struct {
 	// MaxReasonBytes bounds the reason of a deny, which the model reads.
 	// Zero means 1 KiB.
 	MaxReasonBytes int
+	// Logger is told, at level Warn, when a call has waited 5 seconds on
+	// the page and no page open on this handler may answer it: no one
+	// sees it, and it is denied when it expires ([Handler.Status] counts
+	// such calls). Nil means [slog.Default].
+	Logger *slog.Logger
 }
 
 // Defaults of [Options].
@@ -113,6 +119,10 @@ type Handler struct {
 	changes          signal         // this handler changed the store
 	hub              hub
 
+	logger    *slog.Logger
+	waitingMu sync.Mutex
+	awaiting  map[*tool.PendingApproval]struct{} // calls waiting here (Await)
+
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -128,7 +138,7 @@ func New(opts *Options) (*Handler, error) {
 		return nil, errors.New("approvalweb: give Options.MayAnswer or Options.Sessions, not both: one rule says who may answer")
 	}
 	h := &Handler{
-		store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin,
+		store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin, logger: opts.Logger,
 		poll: opts.Poll, maxArgs: opts.MaxArgsBytes, maxReason: opts.MaxReasonBytes,
 		closed: make(chan struct{}),
 	}
@@ -156,6 +166,9 @@ func New(opts *Options) (*Handler, error) {
 	}
 	if h.store == nil {
 		h.store = tool.NewMemoryPendingApprovalStore(0)
+	}
+	if h.logger == nil {
+		h.logger = slog.Default()
 	}
 	if editable := h.editable; editable == nil {
 		h.editable = func(*tool.ApprovalRequest) bool { return false }

@@ -63,6 +63,7 @@ func TestMayAnswerFindsTheSessionsOfAPerson(t *testing.T) {
 	assert.Equal(t, "forged", ans.Code)
 	assert.Nil(t, f.answerOf(graces.State))
 	status, ans = f.post("panic", answer(graces.State, "allow_once"), nil)
+	assert.Equal(t, http.StatusForbidden, status)
 	assert.Equal(t, "forged", ans.Code, "a MayAnswer that panics means no")
 	_, page = f.get("panic", "")
 	assert.NotContains(t, page, `<li id="a-`)

@@ -30,7 +30,8 @@ const (
 // serveEvents streams the changes to the approvals the person may see, as
 // server-sent events: "add" (data: {"id","html"}) for an approval the page
 // should show, "remove" (data: its id) for one answered, withdrawn or
-// expired (or moved to another page of the list), "count" (data: how many
+// expired, "leave" (data: its id) for one that waits on another page of
+// the list now, "count" (data: how many
 // wait for the person) when that changes, "trouble" and "ok" when the
 // store stops and starts answering. The page says which approvals it
 // shows already in ?have=id,id,…, and which it shows: ?page=N of the list,
@@ -120,7 +121,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				}
 				total = len(v.items)
 			}
-			if h.sendChanges(send, shown, shownOf(v.items, page, single), single != "") != nil {
+			if h.sendChanges(send, shown, v.items, shownOf(v.items, page, single), single != "") != nil {
 				return
 			}
 		}
@@ -176,9 +177,10 @@ func shownOf(waiting []*tool.PendingApproval, page, id string) []*tool.PendingAp
 }
 
 // sendChanges sends what changed between the approvals the page shows and
-// those it should show (whole, on the page of one approval), and updates
-// shown.
-func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, waiting []*tool.PendingApproval, whole bool) error {
+// those it should show of all that wait (whole, on the page of one
+// approval), and updates shown: "remove" for one that no longer waits,
+// "leave" for one that waits on another page of the list now.
+func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, all, waiting []*tool.PendingApproval, whole bool) error {
 	now := map[string]bool{}
 	for _, p := range waiting {
 		id := idOf(p.State)
@@ -199,13 +201,25 @@ func (h *Handler) sendChanges(send func(event, data string) error, shown map[str
 		}
 		shown[id] = true
 	}
+	var still map[string]bool // of all, those that wait, when one left the page
 	for id := range shown {
-		if !now[id] {
-			if err := send("remove", id); err != nil {
-				return err
-			}
-			delete(shown, id)
+		if now[id] {
+			continue
 		}
+		if still == nil {
+			still = map[string]bool{}
+			for _, p := range all {
+				still[idOf(p.State)] = true
+			}
+		}
+		event := "remove"
+		if still[id] {
+			event = "leave"
+		}
+		if err := send(event, id); err != nil {
+			return err
+		}
+		delete(shown, id)
 	}
 	return nil
 }

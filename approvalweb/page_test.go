@@ -2,10 +2,13 @@ package approvalweb_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +286,32 @@ func TestPageOfManyApprovalsIsBounded(t *testing.T) {
 		assert.Contains(t, addedOf(t, s.next()).HTML, "Call 09")
 	}
 	s.quiet(100 * time.Millisecond)
+
+	// An answer on page 1 moves each later approval up: page 2 loses its
+	// first to page 1 (it still waits: "leave", not "remove") and gains
+	// the first of page 3.
+	two := f.streamOf("ada", "have=&page=2", true)
+	assert.Equal(t, event{"count", "1000"}, two.next())
+	for range pageSize {
+		addedOf(t, two.next())
+	}
+	require.NoError(t, f.page.Answer(context.Background(), "state-0000", tool.Decision{Kind: tool.DecisionDeny}))
+	var got []string
+	for range 3 {
+		e := two.next()
+		if e.name == "add" {
+			e.data = strings.Split(strings.SplitN(addedOf(t, e).HTML, "Call ", 2)[1], "<")[0]
+		}
+		got = append(got, e.name+" "+e.data)
+	}
+	slices.Sort(got)
+	assert.Equal(t, []string{"add 0040", "count 999", "leave " + idOfState("state-0020")}, got)
+}
+
+// idOfState is the page's id of the approval of state.
+func idOfState(state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return hex.EncodeToString(sum[:16])
 }
 
 const pageSize = 20

@@ -123,6 +123,9 @@
     events.addEventListener("remove", function (e) {
       remove(e.data, !answeredHere[e.data]);
     });
+    events.addEventListener("leave", function (e) {
+      remove(e.data, false); // still waiting, on another page of the list
+    });
     events.addEventListener("count", function (e) {
       total = +e.data;
       refresh();

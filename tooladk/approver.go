@@ -1,0 +1,174 @@
+package tooladk
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"google.golang.org/adk/agent"
+	"google.golang.org/adk/tool/toolconfirmation"
+
+	"github.com/toolbelt-go/tool"
+)
+
+// Answerer names ADK's tool confirmation as the party a deferred approval
+// waits for ([tool.PendingApproval].Answerer). Only calls deferred to it
+// are asked through ADK's confirmation, and only ADK's confirmation
+// answers resume them: ADK's user answers only when the host chose
+// [Approver].
+const Answerer = "adk"
+
+// Approver returns a [tool.Approver] that asks ADK's user, through ADK's
+// own tool confirmation, for use in the registry's approval middleware:
+//
+//	reg.Use(tool.Approval(&tool.ApprovalOptions[State]{Approver: tooladk.Approver()}))
+//
+// It defers every call that came through a [Toolset] to [Answerer]. The
+// toolset relays such a call as ADK's confirmation request (the call's
+// ToolConfirmation, with a hint that says what will run and a [Question]
+// as payload), which ADK turns into its adk_request_confirmation function
+// call, the one ADK's web UI and REST clients already show; ADK then ends
+// the turn. The user's answer, a FunctionResponse to that call, makes ADK
+// run the original call again with the confirmation, and the toolset
+// resumes it with the signed state it kept in the session's state,
+// answered as [Answerer]: it runs only with the tool, canonical arguments
+// and session it was asked about, once, before the approval timeout.
+// Confirmed runs it once, or for the session when the answer's payload
+// says [AnswerAllowAlways]; not confirmed denies it, and the model reads
+// the payload's reason, if any (see [Question] for the payload).
+//
+// A call that did not come through a Toolset (the same registry used by
+// another loop) is denied: there is no ADK user to ask. A host that serves
+// both chooses per call with an approver of its own that asks
+// [ToolContextFrom].
+//
+// When the host chooses another approver (the approval page, a terminal),
+// that one decides, and ADK's confirmation is not used: a call the page
+// is asked about waits on the page, inside the toolset's Run.
+func Approver() tool.Approver { return approver{} }
+
+type approver struct{}
+
+func (approver) Approve(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
+	if _, ok := ToolContextFrom(ctx); !ok {
+		return tool.Decision{Kind: tool.DecisionDeny, Reason: notThroughADK}, nil
+	}
+	return tool.Decision{Kind: tool.DecisionDefer, Answerer: Answerer}, nil
+}
+
+// The answer's payload. ADK's confirmation is a yes or no (Confirmed);
+// its payload is the application's. An answer that sends none runs the
+// call once (confirmed) or denies it. A client that offers more sends an
+// object with these names.
+const (
+	// AnswerFieldDecision names the payload's optional string field:
+	// [AnswerAllowAlways] with a confirmation allows the call and, for the
+	// rest of the session, the calls to this tool that the same answer
+	// covers ([tool.DecisionAllowAlways]; never for an ask-always call).
+	// [AnswerDeny] denies even a confirmed answer.
+	AnswerFieldDecision = "decision"
+	// AnswerFieldReason names the payload's optional string field: why
+	// the user rejects the call. The model reads it, escaped; at most
+	// 1,024 bytes of it are kept.
+	AnswerFieldReason = "reason"
+
+	// AnswerAllowOnce runs this call (what a bare confirmation does).
+	AnswerAllowOnce = "allow_once"
+	// AnswerAllowAlways runs this call and the ones the answer covers,
+	// for the rest of the session. [Question].AllowAlways says whether it
+	// can hold; sent where it cannot, it allows this call once.
+	AnswerAllowAlways = "allow_always"
+	// AnswerDeny does not run the call.
+	AnswerDeny = "deny"
+)
+
+// Question is the payload of the confirmation request for one call, for a
+// UI that shows more than the hint: what will run, exactly (the
+// canonical arguments the answer is bound to), and which answers can
+// hold. It is what the ToolConfirmation's Payload holds in the
+// adk_request_confirmation call's arguments (under "toolConfirmation").
+type Question struct {
+	// Tool is the tool's name in the registry.
+	Tool string `json:"tool"`
+	// Title is the tool's display name.
+	Title string `json:"title,omitempty"`
+	// Safety is the call's class: "read-only", "mutating", "destructive",
+	// "network" or "unspecified".
+	Safety string `json:"safety"`
+	// Args is the validated arguments as canonical JSON: exactly what runs
+	// if the user confirms.
+	Args json.RawMessage `json:"args"`
+	// Summary is what the call will do, in a sentence or a command line,
+	// when the tool says (its preview; the hint has the whole preview,
+	// diffs included).
+	Summary string `json:"summary,omitempty"`
+	// AllowAlways reports whether an answer of [AnswerAllowAlways] can
+	// hold (a call in a session, not an ask-always one).
+	AllowAlways bool `json:"allowAlways"`
+	// Expires is when the question can no longer be answered.
+	Expires time.Time `json:"expires"`
+}
+
+// pendingKey is the session-state key under which the signed state of a
+// call asked about is kept until the answer resumes it.
+func pendingKey(callID string) string { return "tooladk:approval:" + callID }
+
+// ask relays a call deferred to Answerer: the signed state goes into the
+// session's state (so any replica that serves the session resumes it),
+// the question into ADK's confirmation request, and the model's answer
+// says the call has not run.
+func ask(ctx agent.ToolContext, res *tool.Result) (map[string]any, error) {
+	p := res.Pending
+	ar := p.Request
+	if err := ctx.State().Set(pendingKey(ctx.FunctionCallID()), p.State); err != nil {
+		return map[string]any{"error": notRelayed(res.Tool)}, nil
+	}
+	q := Question{Tool: ar.Tool, Safety: ar.Safety.String(), Args: ar.Args, Expires: p.Expires,
+		AllowAlways: p.Session != "" && ar.Requirement.Mode != tool.RequireAskAlways}
+	if ar.DisplayName != ar.Tool {
+		q.Title = ar.DisplayName
+	}
+	if !ar.Preview.Basic {
+		q.Summary = cut(ar.Preview.Summary, maxHint)
+	}
+	if err := ctx.RequestConfirmation(hint(ar), q); err != nil {
+		return map[string]any{"error": notRelayed(res.Tool)}, nil
+	}
+	return response(res), nil
+}
+
+// answer is the approval answer a resumed call carries: the state kept
+// when it was asked about (none if nothing was kept: the state then
+// fails its check, and the call does not run unless the policy no longer
+// asks), the user's decision, and ADK as the answerer. The state is
+// taken out of the session's state: it is good for one answer.
+func answer(ctx agent.ToolContext) *tool.ApprovalAnswer {
+	key := pendingKey(ctx.FunctionCallID())
+	v, _ := ctx.State().Get(key)
+	state, _ := v.(string)
+	if state != "" {
+		_ = ctx.State().Set(key, nil)
+	}
+	return &tool.ApprovalAnswer{State: state, Decision: decision(ctx.ToolConfirmation()), Answerer: Answerer}
+}
+
+// decision reads the user's answer. It comes from the client unchecked,
+// so anything but a confirmation whose payload asks for no less denies.
+func decision(c *toolconfirmation.ToolConfirmation) tool.Decision {
+	if c == nil {
+		return tool.Decision{Kind: tool.DecisionDeny}
+	}
+	fields, _ := c.Payload.(map[string]any)
+	d, _ := fields[AnswerFieldDecision].(string)
+	if !c.Confirmed || d == AnswerDeny {
+		r, _ := fields[AnswerFieldReason].(string)
+		return tool.Decision{Kind: tool.DecisionDeny, Reason: cut(r, maxReason)}
+	}
+	if d == AnswerAllowAlways {
+		// The core keeps "always" only where it applies (a session, not
+		// an ask-always call), so it cannot allow more than once where
+		// the question did not offer it.
+		return tool.Decision{Kind: tool.DecisionAllowAlways}
+	}
+	return tool.Decision{Kind: tool.DecisionAllowOnce}
+}

@@ -1,0 +1,333 @@
+package tooladk_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"google.golang.org/adk/agent"
+	"google.golang.org/adk/runner"
+	"google.golang.org/adk/session"
+	"google.golang.org/adk/tool/toolconfirmation"
+	"google.golang.org/genai"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/approvalweb"
+	"github.com/toolbelt-go/tool/tooladk"
+	"github.com/toolbelt-go/tool/tooladk/adktest"
+)
+
+// A destructive call through ADK's runner is asked about through ADK's
+// confirmation, and runs once the user confirms.
+func TestConfirmThroughADK(t *testing.T) {
+	reg, fs := newRegistry(t, tooladk.Approver(), nil)
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	ctx := context.Background()
+
+	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := turn.Confirmation()
+	if c == nil {
+		t.Fatalf("ADK asked nothing; the call answered %v", turn.Response("c1"))
+	}
+	if got := fs.Deleted(); len(got) != 0 {
+		t.Fatalf("deleted %v before the user confirmed", got)
+	}
+	contains(t, "the awaiting answer", errorText(turn.Response("c1")), "needs the user's approval", "has not run")
+	q, orig, err := adktest.Question(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "the hint", q.Hint, "Allow delete_file to run?", "destructive", `"path":"notes.txt"`)
+	if orig.ID != "c1" || orig.Name != "delete_file" {
+		t.Errorf("the question is about %s %s, want c1 delete_file", orig.ID, orig.Name)
+	}
+
+	turn, err = r.Confirm(ctx, c, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outputText(turn.Response("c1")); got != "deleted notes.txt" {
+		t.Errorf("after the confirmation the call answered %v", turn.Response("c1"))
+	}
+	if got := fs.Deleted(); len(got) != 1 || got[0] != "notes.txt" {
+		t.Errorf("deleted %v, want [notes.txt]", got)
+	}
+}
+
+// The answers ADK's confirmation can carry, and what each does.
+func TestConfirmationAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		confirmed bool
+		payload   any
+		runs      bool
+		want      []string
+	}{
+		{"confirmed", true, nil, true, []string{"deleted notes.txt"}},
+		{"confirmed, payload echoed back", true, map[string]any{"tool": "delete_file", "args": map[string]any{"path": "other"}}, true, []string{"deleted notes.txt"}},
+		{"confirmed, allow once", true, map[string]any{"decision": "allow_once"}, true, []string{"deleted notes.txt"}},
+		{"rejected", false, nil, false, []string{"was not allowed to run", "no reason given", "did not run"}},
+		{"rejected with a reason", false, map[string]any{"reason": "keep it"}, false, []string{"the user said: keep it"}},
+		{"confirmed, but the payload denies", true, map[string]any{"decision": "deny", "reason": "changed my mind"}, false, []string{"changed my mind"}},
+		{"rejected, but the payload allows", false, map[string]any{"decision": "allow_once"}, false, []string{"was not allowed to run"}},
+		{"payload not an object", true, "yes", true, []string{"deleted notes.txt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, fs := newRegistry(t, tooladk.Approver(), nil)
+			r := newRunner(tooladk.New(reg, stateFromADK()))
+			ctx := context.Background()
+			turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err = r.Confirm(ctx, turn.Confirmation(), tc.confirmed, tc.payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := turn.Response("c1")
+			got := outputText(resp) + errorText(resp)
+			contains(t, "the answer", got, tc.want...)
+			if ran := len(fs.Deleted()) == 1; ran != tc.runs {
+				t.Errorf("ran = %v, want %v (%v)", ran, tc.runs, resp)
+			}
+		})
+	}
+}
+
+// "Allow always" in the payload holds for the rest of the session: the
+// next delete is not asked about.
+func TestConfirmAllowAlways(t *testing.T) {
+	reg, fs := newRegistry(t, tooladk.Approver(), nil)
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	ctx := context.Background()
+	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _, err := adktest.Question(turn.Confirmation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := q.Payload.(tooladk.Question); !p.AllowAlways || p.Tool != "delete_file" || string(p.Args) != `{"path":"a"}` || p.Safety != "destructive" {
+		t.Errorf("the question's payload is %#v", q.Payload)
+	}
+	if _, err = r.Confirm(ctx, turn.Confirmation(), true, map[string]any{"decision": "allow_always"}); err != nil {
+		t.Fatal(err)
+	}
+	turn, err = r.Run(ctx, adktest.Call("c2", "delete_file", `{"path":"b"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := turn.Confirmation(); c != nil {
+		t.Errorf("asked again after allow_always: %v", c.Args)
+	}
+	if got := fs.Deleted(); len(got) != 2 {
+		t.Errorf("deleted %v, want [a b]", got)
+	}
+}
+
+// The answer is bound to the arguments the question showed: a resume that
+// carries other arguments (the session store altered, so that ADK resumes
+// the call with them) does not run, and neither do the shown ones after.
+func TestConfirmAlteredArgs(t *testing.T) {
+	reg, fs := newRegistry(t, tooladk.Approver(), nil)
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	ctx := context.Background()
+	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := r.Forge(ctx, turn.Confirmation(), `{"path":"/etc/passwd"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err = r.Confirm(ctx, forged, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "the altered resume", errorText(turn.Response("c1")), "given for other arguments", "did not run")
+	if got := fs.Deleted(); len(got) != 0 {
+		t.Fatalf("deleted %v: an answer ran other arguments than those shown", got)
+	}
+}
+
+// An answer resumes its call once: the same confirmation sent again runs
+// nothing more, with records (the call's record answers) or without.
+func TestConfirmReplayed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts *tool.RegistryOptions
+		want string
+	}{
+		{"records", nil, "deleted notes.txt"},
+		{"no records", &tool.RegistryOptions{}, "its approval answer cannot be used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, fs := newRegistry(t, tooladk.Approver(), tc.opts)
+			r := newRunner(tooladk.New(reg, stateFromADK()))
+			ctx := context.Background()
+			turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := turn.Confirmation()
+			if _, err := r.Confirm(ctx, c, true, nil); err != nil {
+				t.Fatal(err)
+			}
+			turn, err = r.Confirm(ctx, c, true, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := turn.Response("c1")
+			contains(t, "the second answer", outputText(resp)+errorText(resp), tc.want)
+			if got := fs.Deleted(); len(got) != 1 {
+				t.Errorf("deleted %v: the answer ran twice (second answer: %v)", got, resp)
+			}
+		})
+	}
+}
+
+// A client that puts the used state back into the session (runner
+// WithStateDelta, which ADK's REST server passes on) and answers again
+// runs nothing: the state is claimed once.
+func TestConfirmStatePutBack(t *testing.T) {
+	reg, fs := newRegistry(t, tooladk.Approver(), &tool.RegistryOptions{})
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	ctx := context.Background()
+	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Sessions.Get(ctx, &session.GetRequest{AppName: adktest.AppName, UserID: adktest.UserID, SessionID: r.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := got.Session.State().Get("tooladk:approval:c1")
+	if err != nil {
+		t.Fatalf("no signed state kept in the session's state: %v", err)
+	}
+	c := turn.Confirmation()
+	if _, err := r.Confirm(ctx, c, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	var again map[string]any
+	for ev, err := range r.Runner.Run(ctx, adktest.UserID, r.SessionID, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{
+		ID: c.ID, Name: toolconfirmation.FunctionCallName, Response: map[string]any{"confirmed": true}}}}},
+		agent.RunConfig{}, runner.WithStateDelta(map[string]any{"tooladk:approval:c1": kept})) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp := (&adktest.Turn{Events: []*session.Event{ev}}).Response("c1"); resp != nil {
+			again = resp
+		}
+	}
+	contains(t, "the replayed answer", errorText(again), "already used", "did not run")
+	if got := fs.Deleted(); len(got) != 1 {
+		t.Errorf("deleted %v: the answer ran twice", got)
+	}
+}
+
+// The host chose the approval page: ADK's confirmation is not used; the
+// call waits on the page, inside the toolset's Run, and the page's answer
+// decides.
+func TestPageChosenByHost(t *testing.T) {
+	for _, answer := range []tool.Decision{{Kind: tool.DecisionAllowOnce}, {Kind: tool.DecisionDeny, Reason: "not today"}} {
+		t.Run(answer.Kind.String(), func(t *testing.T) {
+			store := tool.NewMemoryPendingApprovalStore(0)
+			page, err := approvalweb.New(&approvalweb.Options{
+				Sessions: func(*http.Request) ([]string, error) { return []string{"user-1"}, nil },
+				Store:    store,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = page.Close() })
+			reg, fs := newRegistry(t, page.Approver(), nil)
+			opts := stateFromADK()
+			opts.Session = func(agent.ToolContext) string { return "user-1" }
+			r := newRunner(tooladk.New(reg, opts))
+
+			turns := make(chan *adktest.Turn, 1)
+			go func() {
+				turn, err := r.Run(context.Background(), adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+				if err != nil {
+					t.Error(err)
+				}
+				turns <- turn
+			}()
+			answerOnPage(t, page, store, "user-1", answer)
+			turn := <-turns
+			if c := turn.Confirmation(); c != nil {
+				t.Fatalf("ADK's confirmation was used (%v); the host chose the page", c.Args)
+			}
+			resp := turn.Response("c1")
+			switch answer.Kind {
+			case tool.DecisionAllowOnce:
+				if outputText(resp) != "deleted notes.txt" || len(fs.Deleted()) != 1 {
+					t.Errorf("allowed on the page: %v, deleted %v", resp, fs.Deleted())
+				}
+			default:
+				contains(t, "denied on the page", errorText(resp), "not today")
+				if len(fs.Deleted()) != 0 {
+					t.Errorf("denied on the page, deleted %v", fs.Deleted())
+				}
+			}
+		})
+	}
+}
+
+// answerOnPage waits for a call's approval on the page, and answers it.
+func answerOnPage(t *testing.T, page *approvalweb.Handler, store tool.PendingApprovalStore, session string, d tool.Decision) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		ps, err := store.List(context.Background(), session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) > 0 {
+			if err := page.Answer(context.Background(), ps[0].State, d); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatal("the call was never offered on the page")
+}
+
+// The host chose an approver that defers to someone else and does not
+// wait: ADK's user is not asked (they are not who the host chose), and
+// the model is told the call needs an approval it cannot get here.
+func TestDeferredToAnother(t *testing.T) {
+	other := tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+		return tool.Decision{Kind: tool.DecisionDefer, Answerer: "ops-queue"}, nil
+	})
+	reg, fs := newRegistry(t, other, nil)
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	turn, err := r.Run(context.Background(), adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := turn.Confirmation(); c != nil {
+		t.Fatalf("ADK's user was asked (%v); the call was deferred to ops-queue", c.Args)
+	}
+	contains(t, "the answer", errorText(turn.Response("c1")), "could not be asked for in this conversation", "did not run")
+	if len(fs.Deleted()) != 0 {
+		t.Errorf("deleted %v", fs.Deleted())
+	}
+}
+
+// tooladk.Approver answers only calls that came through a Toolset: the
+// same registry called by another loop is denied, not deferred to an ADK
+// user nobody can reach.
+func TestApproverOutsideADK(t *testing.T) {
+	reg, fs := newRegistry(t, tooladk.Approver(), nil)
+	res := reg.Call(context.Background(), host{}, tool.Request{ID: "1", Name: "delete_file", Args: []byte(`{"path":"x"}`), Session: "s"})
+	if res.Status != tool.StatusDenied || len(fs.Deleted()) != 0 {
+		t.Fatalf("status %v, deleted %v: %s", res.Status, fs.Deleted(), res.Text())
+	}
+	contains(t, "the denial", res.Text(), "did not come through an ADK agent")
+}

@@ -9,6 +9,8 @@ import (
 	"google.golang.org/adk/agent"
 	"google.golang.org/adk/runner"
 	"google.golang.org/adk/session"
+	adktool "google.golang.org/adk/tool"
+	"google.golang.org/adk/tool/functiontool"
 	"google.golang.org/adk/tool/toolconfirmation"
 	"google.golang.org/genai"
 
@@ -132,26 +134,55 @@ func TestConfirmAllowAlways(t *testing.T) {
 
 // The answer is bound to the arguments the question showed: a resume that
 // carries other arguments (the session store altered, so that ADK resumes
-// the call with them) does not run, and neither do the shown ones after.
+// the call with them) does not run. ADK's own functiontool, asked the same
+// way, runs them: the binding is the toolset's, not ADK's.
 func TestConfirmAlteredArgs(t *testing.T) {
-	reg, fs := newRegistry(t, tooladk.Approver(), nil)
-	r := newRunner(tooladk.New(reg, stateFromADK()))
-	ctx := context.Background()
-	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	forged, err := r.Forge(ctx, turn.Confirmation(), `{"path":"/etc/passwd"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn, err = r.Confirm(ctx, forged, true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	contains(t, "the altered resume", errorText(turn.Response("c1")), "given for other arguments", "did not run")
-	if got := fs.Deleted(); len(got) != 0 {
-		t.Fatalf("deleted %v: an answer ran other arguments than those shown", got)
+	for _, tc := range []struct {
+		name   string
+		native bool
+		runs   bool
+	}{{"tooladk", false, false}, {"ADK's functiontool", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, fs := newRegistry(t, tooladk.Approver(), nil)
+			cfg := adktest.Config{Toolsets: []adktool.Toolset{tooladk.New(reg, stateFromADK())}}
+			if tc.native {
+				ft, err := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
+					func(_ agent.ToolContext, in struct {
+						Path string `json:"path"`
+					}) (string, error) {
+						fs.delete(in.Path)
+						return "deleted " + in.Path, nil
+					})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg = adktest.Config{Tools: []adktool.Tool{ft}}
+			}
+			r := adktest.NewRunner(cfg)
+			ctx := context.Background()
+			turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			forged, err := r.Forge(ctx, turn.Confirmation(), `{"path":"/etc/passwd"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err = r.Confirm(ctx, forged, true, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fs.Deleted()
+			if ran := len(got) == 1 && got[0] == "/etc/passwd"; ran != tc.runs {
+				t.Fatalf("deleted %v (answer %v); want the forged arguments run: %v", got, turn.Response("c1"), tc.runs)
+			}
+			if !tc.runs {
+				contains(t, "the altered resume", errorText(turn.Response("c1")), "given for other arguments", "did not run")
+				if len(got) != 0 {
+					t.Errorf("deleted %v", got)
+				}
+			}
+		})
 	}
 }
 

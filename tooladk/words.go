@@ -38,6 +38,10 @@ func hint(ar tool.ApprovalRequest) string {
 		}
 	}
 	p := ar.Preview
+	if p.Basic {
+		// Made from the arguments, which the question ends with.
+		p = tool.Preview{}
+	}
 	if p.Title != "" {
 		b.WriteString("\n\n" + p.Title)
 	}

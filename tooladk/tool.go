@@ -3,6 +3,7 @@ package tooladk
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"google.golang.org/adk/agent"
 	"google.golang.org/adk/model"
@@ -35,26 +36,57 @@ func (f *functionTool[C]) IsLongRunning() bool { return false }
 // Declaration returns the function declaration Gemini is sent: the
 // parameters as the Schema object, or as parametersJsonSchema where the
 // Schema object cannot express them (or Options.JSONSchema asks). Each
-// call returns a declaration of its own.
+// call returns a declaration of its own; the schema in it is shared, as
+// functiontool's is, and must not be modified.
 func (f *functionTool[C]) Declaration() *genai.FunctionDeclaration {
 	d := &genai.FunctionDeclaration{Name: f.exp.Name, Description: f.exp.Description}
 	switch {
 	case f.exp.Schema == nil:
 		// No parameters: Gemini wants parameters unset.
 	case f.exp.Target == dialect.Gemini:
-		var s genai.Schema
-		if err := json.Unmarshal(f.exp.Schema, &s); err != nil {
-			// Unreachable: the exporter's Gemini form decodes (its fuzz
-			// target holds it to that). Sent as JSON Schema rather than
-			// with no parameters.
-			d.ParametersJsonSchema = f.exp.Schema
+		if s, ok := f.set.schemas.of(f.exp.Schema); ok {
+			d.Parameters = s
 			break
 		}
-		d.Parameters = &s
+		// Unreachable: the exporter's Gemini form decodes (its fuzz target
+		// holds it to that). Sent as JSON Schema rather than with no
+		// parameters.
+		d.ParametersJsonSchema = f.exp.Schema
 	default:
 		d.ParametersJsonSchema = f.exp.Schema
 	}
 	return d
+}
+
+// schemaCache keeps each exported Schema object decoded into genai's type:
+// the flow asks for every tool's declaration before each model request,
+// and a decode costs more than the rest of the request's preparation.
+// The exporter keeps a tool's schema bytes until its definition changes,
+// so their address names them.
+type schemaCache struct {
+	m  sync.Map // *byte (the schema's first byte) → *genai.Schema
+	mu sync.Mutex
+	n  int
+}
+
+func (c *schemaCache) of(schema json.RawMessage) (*genai.Schema, bool) {
+	if s, ok := c.m.Load(&schema[0]); ok {
+		return s.(*genai.Schema), true
+	}
+	s := new(genai.Schema)
+	if json.Unmarshal(schema, s) != nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	if c.n++; c.n > 4096 {
+		// Definitions changed this often: start again rather than keep
+		// the schemas of tools long gone.
+		c.m.Clear()
+		c.n = 1
+	}
+	c.mu.Unlock()
+	c.m.Store(&schema[0], s)
+	return s, true
 }
 
 // ProcessRequest adds the tool to an LLM request, as ADK's function tools

@@ -61,7 +61,8 @@ type Toolset[C any] struct {
 	opts Options[C]
 	x    *dialect.Exporter
 	// chosen is Options.Tools as a set, nil for every tool.
-	chosen map[string]bool
+	chosen  map[string]bool
+	schemas schemaCache
 }
 
 // New returns the toolset of reg's tools. opts may be nil.

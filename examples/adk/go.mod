@@ -6,7 +6,7 @@ require (
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/tooladk v0.0.0-00010101000000-000000000000
 	google.golang.org/adk v1.7.0
-	google.golang.org/genai v1.77.0
+	google.golang.org/genai v1.57.0
 )
 
 require (

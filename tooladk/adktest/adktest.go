@@ -27,6 +27,9 @@ import (
 	adktool "google.golang.org/adk/tool"
 	"google.golang.org/adk/tool/toolconfirmation"
 	"google.golang.org/genai"
+
+	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/tooladk"
 )
 
 // Names of what a Runner makes.
@@ -293,6 +296,26 @@ func (r *Runner) Drive(ctx context.Context, call *genai.FunctionCall,
 		turns = append(turns, turn)
 	}
 	return turn.Response(call.ID), turns, errors.New("adktest: Drive: still asked after four answers")
+}
+
+// Answer returns how a user answers ADK's confirmation with the decision
+// d, for [Runner.Confirm] and [Runner.Drive]: confirmed for allow once,
+// confirmed with the payload {"decision": "allow_always"} for allow
+// always, not confirmed with {"reason": d.Reason} for deny. ok is false
+// for a decision ADK's confirmation cannot carry (an edit, a deferral).
+func Answer(d tool.Decision) (confirmed bool, payload any, ok bool) {
+	switch d.Kind {
+	case tool.DecisionAllowOnce:
+		return true, nil, true
+	case tool.DecisionAllowAlways:
+		return true, map[string]any{tooladk.AnswerFieldDecision: tooladk.AnswerAllowAlways}, true
+	case tool.DecisionDeny:
+		if d.Reason == "" {
+			return false, nil, true
+		}
+		return false, map[string]any{tooladk.AnswerFieldReason: d.Reason}, true
+	}
+	return false, nil, false
 }
 
 // Forge appends to the session, as the agent, a confirmation request for

@@ -46,6 +46,12 @@ func Cases() []Case {
 			Path: "InferTool, InvokableRun", Validates: "types only", open: openEino},
 		{ID: "adk", Framework: "ADK", Module: "google.golang.org/adk",
 			Path: "functiontool Run", Validates: "JSON Schema; output schema", open: openADK},
+		{ID: "adk_tooladk", Framework: "ADK + tooladk", Module: "google.golang.org/adk",
+			Path: "tooladk Run (Registry.Call)", Validates: "JSON Schema", open: openTooladk},
+		{ID: "adk_flow", Framework: "ADK", Module: "google.golang.org/adk",
+			Path: "runner turn, functiontool", Validates: "JSON Schema; output schema", open: openADKFlow(false)},
+		{ID: "adk_flow_tooladk", Framework: "ADK + tooladk", Module: "google.golang.org/adk",
+			Path: "runner turn, tooladk", Validates: "JSON Schema", open: openADKFlow(true)},
 	}
 }
 

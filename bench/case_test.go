@@ -48,7 +48,7 @@ func TestInvalidCall(t *testing.T) {
 	validating := map[string]bool{
 		"floor": false, "toolbelt": true, "toolbelt_approval": true,
 		"mcpgo_server": true, "mcpgo_client": true, "gosdk_handler": true, "gosdk_client": true,
-		"eino": false, "adk": true,
+		"eino": false, "adk": true, "adk_tooladk": true, "adk_flow": true, "adk_flow_tooladk": true,
 	}
 	for _, s := range openAll(t) {
 		t.Run(s.ID, func(t *testing.T) {

@@ -44,7 +44,9 @@ const Answerer = "adk"
 //
 // When the host chooses another approver (the approval page, a terminal),
 // that one decides, and ADK's confirmation is not used: a call the page
-// is asked about waits on the page, inside the toolset's Run.
+// is asked about waits on the page, inside the toolset's Run. ADK's own
+// tool.WithConfirmation around the toolset is ADK's question, not the
+// host's approver: the host's approver still decides after it.
 func Approver() tool.Approver { return approver{} }
 
 type approver struct{}
@@ -137,17 +139,19 @@ func ask(ctx agent.ToolContext, res *tool.Result) (map[string]any, error) {
 	return response(res), nil
 }
 
-// answer is the approval answer a resumed call carries: the state kept
-// when it was asked about (none if nothing was kept: the state then
-// fails its check, and the call does not run unless the policy no longer
-// asks), the user's decision, and ADK as the answerer. The state is
-// taken out of the session's state: it is good for one answer.
+// answer is the approval answer a call ADK runs with a confirmation
+// carries: the state kept when the toolset asked about it, the user's
+// decision, and ADK as the answerer; nil when the toolset never asked
+// about this call (a confirmation of ADK's own, tool.WithConfirmation
+// around the toolset): the call then goes to the host's approver as any
+// call does. The state stays in the session's state once used: the
+// registry's ApprovalStore refuses it a second time, and a replayed
+// confirmation is told so.
 func answer(ctx agent.ToolContext) *tool.ApprovalAnswer {
-	key := pendingKey(ctx.FunctionCallID())
-	v, _ := ctx.State().Get(key)
+	v, _ := ctx.State().Get(pendingKey(ctx.FunctionCallID()))
 	state, _ := v.(string)
-	if state != "" {
-		_ = ctx.State().Set(key, nil)
+	if state == "" {
+		return nil
 	}
 	return &tool.ApprovalAnswer{State: state, Decision: decision(ctx.ToolConfirmation()), Answerer: Answerer}
 }

@@ -195,7 +195,7 @@ func TestConfirmReplayed(t *testing.T) {
 		want string
 	}{
 		{"records", nil, "deleted notes.txt"},
-		{"no records", &tool.RegistryOptions{}, "its approval answer cannot be used"},
+		{"no records", &tool.RegistryOptions{}, "its approval answer was already used"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, fs := newRegistry(t, tooladk.Approver(), tc.opts)
@@ -222,10 +222,11 @@ func TestConfirmReplayed(t *testing.T) {
 	}
 }
 
-// A client that puts the used state back into the session (runner
-// WithStateDelta, which ADK's REST server passes on) and answers again
-// runs nothing: the state is claimed once.
-func TestConfirmStatePutBack(t *testing.T) {
+// A client that removes the kept state from the session (runner
+// WithStateDelta, which ADK's REST server passes on) and confirms runs
+// nothing: without the state there is no answer to resume, and ADK shows
+// no new question while it resumes, so the model is told.
+func TestConfirmStateRemoved(t *testing.T) {
 	reg, fs := newRegistry(t, tooladk.Approver(), &tool.RegistryOptions{})
 	r := newRunner(tooladk.New(reg, stateFromADK()))
 	ctx := context.Background()
@@ -237,28 +238,67 @@ func TestConfirmStatePutBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, err := got.Session.State().Get("tooladk:approval:c1")
-	if err != nil {
-		t.Fatalf("no signed state kept in the session's state: %v", err)
+	if kept, err := got.Session.State().Get("tooladk:approval:c1"); err != nil || kept == "" {
+		t.Fatalf("no signed state kept in the session's state: %v %v", kept, err)
 	}
 	c := turn.Confirmation()
-	if _, err := r.Confirm(ctx, c, true, nil); err != nil {
-		t.Fatal(err)
-	}
-	var again map[string]any
+	var resp map[string]any
 	for ev, err := range r.Runner.Run(ctx, adktest.UserID, r.SessionID, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{
 		ID: c.ID, Name: toolconfirmation.FunctionCallName, Response: map[string]any{"confirmed": true}}}}},
-		agent.RunConfig{}, runner.WithStateDelta(map[string]any{"tooladk:approval:c1": kept})) {
+		agent.RunConfig{}, runner.WithStateDelta(map[string]any{"tooladk:approval:c1": nil})) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp := (&adktest.Turn{Events: []*session.Event{ev}}).Response("c1"); resp != nil {
-			again = resp
+		if r := (&adktest.Turn{Events: []*session.Event{ev}}).Response("c1"); r != nil {
+			resp = r
 		}
 	}
-	contains(t, "the replayed answer", errorText(again), "already used", "did not run")
-	if got := fs.Deleted(); len(got) != 1 {
-		t.Errorf("deleted %v: the answer ran twice", got)
+	contains(t, "the answer without its state", errorText(resp), "could not be asked for in this conversation", "did not run")
+	if got := fs.Deleted(); len(got) != 0 {
+		t.Errorf("deleted %v without a kept state", got)
+	}
+}
+
+// ADK's own confirmation wrapped around the toolset (tool.WithConfirmation)
+// is ADK's question, not the host's approver: after it, the host's
+// approver still decides. The page is asked and its answer holds; a call
+// tooladk.Approver would ask about cannot be asked while ADK resumes it,
+// and does not run.
+func TestWrappedInADKConfirmation(t *testing.T) {
+	for _, approver := range []string{"page", "adk"} {
+		t.Run(approver, func(t *testing.T) {
+			store := tool.NewMemoryPendingApprovalStore(0)
+			page, err := approvalweb.New(&approvalweb.Options{
+				Sessions: func(*http.Request) ([]string, error) { return []string{"s1"}, nil }, Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = page.Close() })
+			var reg *tool.Registry[host]
+			var fs *files
+			if approver == "page" {
+				reg, fs = newRegistry(t, page.Approver(), nil)
+				go answerOnPage(t, page, store, "s1", tool.Decision{Kind: tool.DecisionDeny, Reason: "the page says no"})
+			} else {
+				reg, fs = newRegistry(t, tooladk.Approver(), nil)
+			}
+			opts := stateFromADK()
+			opts.Session = func(agent.ToolContext) string { return "s1" }
+			r := newRunner(adktool.WithConfirmation(tooladk.New(reg, opts), true, nil))
+			resp, turns, err := r.Drive(context.Background(), adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`),
+				func(*toolconfirmation.ToolConfirmation) (bool, any) { return true, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(turns) != 2 {
+				t.Errorf("%d turns, want ADK's own question and its answer", len(turns))
+			}
+			want := map[string]string{"page": "the page says no", "adk": "could not be asked for in this conversation"}[approver]
+			contains(t, "the answer", errorText(resp), want)
+			if got := fs.Deleted(); len(got) != 0 {
+				t.Errorf("deleted %v", got)
+			}
+		})
 	}
 }
 

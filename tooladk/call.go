@@ -47,18 +47,20 @@ func (t *Toolset[C]) run(ctx agent.ToolContext, sent string, args any) (map[stri
 			return nil, &StateError{Tool: req.Name, Err: err}
 		}
 	}
-	resuming := ctx.ToolConfirmation() != nil
-	if resuming {
+	// A call ADK runs with a confirmation is a resumed one: it can carry an
+	// answer, and ADK shows no new question for it.
+	confirmed := ctx.ToolConfirmation() != nil
+	if confirmed {
 		req.Approval = answer(ctx)
 	}
 	res := t.reg.Call(withToolContext(ctx), state, req)
 	if res.Status == tool.StatusAwaitingApproval {
-		if p := res.Pending; p != nil && p.Answerer == Answerer && !resuming {
+		if p := res.Pending; p != nil && p.Answerer == Answerer && !confirmed {
 			return ask(ctx, res)
 		}
 		// Deferred to someone else, who does not wait for the answer; or
-		// asked again while resumed, when ADK shows no second question.
-		// Nothing here can answer it: the model is told, truthfully.
+		// asked while resumed, when ADK shows no second question. Nothing
+		// here can answer it: the model is told, truthfully.
 		return map[string]any{"error": notRelayed(req.Name)}, nil
 	}
 	return response(res), nil

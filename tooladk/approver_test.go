@@ -404,3 +404,37 @@ func TestApproverOutsideADK(t *testing.T) {
 	}
 	contains(t, "the denial", res.Text(), "did not come through an ADK agent")
 }
+
+// Two calls of one response that both need approval are asked about
+// apart, and each answer resumes its own call with its own arguments.
+func TestConfirmTwoCallsOfOneResponse(t *testing.T) {
+	reg, fs := newRegistry(t, tooladk.Approver(), nil)
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	ctx := context.Background()
+	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"a"}`), adktest.Call("c2", "delete_file", `{"path":"b"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := turn.Confirmations()
+	if len(cs) != 2 {
+		t.Fatalf("%d confirmations, want 2", len(cs))
+	}
+	for i, c := range cs {
+		_, orig, err := adktest.Question(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		confirmed := orig.ID == "c2"
+		turn, err = r.Confirm(ctx, c, confirmed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := turn.Response(orig.ID)
+		if confirmed != (errorText(resp) == "") {
+			t.Errorf("answer %d (%s, confirmed %v): %v", i, orig.ID, confirmed, resp)
+		}
+	}
+	if got := fs.Deleted(); len(got) != 1 || got[0] != "b" {
+		t.Errorf("deleted %v, want [b]", got)
+	}
+}

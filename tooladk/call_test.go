@@ -2,6 +2,7 @@ package tooladk_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -295,5 +296,36 @@ func TestRunShellSandboxed(t *testing.T) {
 	}
 	if _, err := os.Stat(escape); err == nil {
 		t.Errorf("the command wrote outside the workspace: %v", resp)
+	}
+}
+
+// The function response of each kind of result: the keys Gemini
+// documents, the structured output as JSON with its numbers as written.
+func TestResponseShapes(t *testing.T) {
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(
+		tool.New(tool.Definition{Name: "big", Description: "A large id."},
+			func(context.Context, struct{}) (map[string]any, error) {
+				return map[string]any{"id": json.Number("12345678901234567890")}, nil
+			}),
+		tool.New(tool.Definition{Name: "empty", Description: "Nothing."},
+			func(context.Context, struct{}) (string, error) { return "", nil }),
+		tool.New(tool.Definition{Name: "fails", Description: "Fails."},
+			func(context.Context, struct{}) (string, error) { return "", tool.Errorf("the disk is full") }),
+	)
+	r := newRunner(tooladk.New(reg, nil))
+	turn, err := r.Run(context.Background(), adktest.Call("b", "big", `{}`), adktest.Call("e", "empty", `{}`), adktest.Call("f", "fails", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"b": `{"output":{"id":12345678901234567890}}`,
+		"e": `{"output":"(the tool returned no output)"}`,
+		"f": `{"error":"Error: the disk is full"}`,
+	} {
+		got, _ := json.Marshal(turn.Response(id))
+		if string(got) != want {
+			t.Errorf("call %s answered %s, want %s", id, got, want)
+		}
 	}
 }

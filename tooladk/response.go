@@ -3,7 +3,6 @@ package tooladk
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/toolbelt-go/tool"
 )
@@ -31,7 +30,7 @@ func response(res *tool.Result) map[string]any {
 			return map[string]any{"output": v}
 		}
 	}
-	if strings.TrimSpace(text) == "" {
+	if text == "" {
 		text = noOutput
 	}
 	return map[string]any{"output": text}

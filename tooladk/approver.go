@@ -3,6 +3,7 @@ package tooladk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"google.golang.org/adk/agent"
@@ -38,7 +39,8 @@ const Answerer = "adk"
 // the payload's reason, if any (see [Question] for the payload).
 //
 // A call that did not come through a Toolset (the same registry used by
-// another loop) is denied: there is no ADK user to ask. A host that serves
+// another loop) does not run: there is no ADK user to ask; the model is
+// told why, and the host's cause is [ErrCannotAsk]. A host that serves
 // both chooses per call with an approver of its own that asks
 // [ToolContextFrom].
 //
@@ -53,10 +55,18 @@ type approver struct{}
 
 func (approver) Approve(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
 	if _, ok := ToolContextFrom(ctx); !ok {
-		return tool.Decision{Kind: tool.DecisionDeny, Reason: notThroughADK}, nil
+		// Not a denial by the user, which the model would read as "the
+		// user said": no one could be asked.
+		return tool.Decision{}, &tool.Error{Message: notThroughADK, Hint: notThroughADKHint, Cause: ErrCannotAsk}
 	}
 	return tool.Decision{Kind: tool.DecisionDefer, Answerer: Answerer}, nil
 }
+
+// ErrCannotAsk is the host-side cause (under [tool.ErrApproverFailed]) of
+// a call that [Approver] was asked about and that did not come through a
+// [Toolset], so that ADK's confirmation could not ask: it does not run,
+// and the model is told why.
+var ErrCannotAsk = errors.New("tooladk: the call did not come through an ADK agent, which alone can ask the user")
 
 // The answer's payload. ADK's confirmation is a yes or no (Confirmed);
 // its payload is the application's. An answer that sends none runs the

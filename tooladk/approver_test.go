@@ -2,7 +2,9 @@ package tooladk_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -394,15 +396,18 @@ func TestDeferredToAnother(t *testing.T) {
 }
 
 // tooladk.Approver answers only calls that came through a Toolset: the
-// same registry called by another loop is denied, not deferred to an ADK
-// user nobody can reach.
+// same registry called by another loop does not run, and the model is not
+// told that a user said anything.
 func TestApproverOutsideADK(t *testing.T) {
 	reg, fs := newRegistry(t, tooladk.Approver(), nil)
 	res := reg.Call(context.Background(), host{}, tool.Request{ID: "1", Name: "delete_file", Args: []byte(`{"path":"x"}`), Session: "s"})
-	if res.Status != tool.StatusDenied || len(fs.Deleted()) != 0 {
-		t.Fatalf("status %v, deleted %v: %s", res.Status, fs.Deleted(), res.Text())
+	if res.Status == tool.StatusOK || len(fs.Deleted()) != 0 || !errors.Is(res.Err, tooladk.ErrCannotAsk) {
+		t.Fatalf("status %v, cause %v, deleted %v: %s", res.Status, res.Err, fs.Deleted(), res.Text())
 	}
-	contains(t, "the denial", res.Text(), "did not come through an ADK agent")
+	contains(t, "the answer", res.Text(), "only the ADK agent can ask for", "tell the user it needs their approval")
+	if strings.Contains(res.Text(), "the user said") {
+		t.Errorf("the model is told a user said something: %s", res.Text())
+	}
 }
 
 // Two calls of one response that both need approval are asked about

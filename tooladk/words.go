@@ -71,9 +71,13 @@ func safetyWords(s tool.Safety) string {
 	}
 }
 
-// notThroughADK is the reason [Approver] denies a call that did not come
-// through a Toolset, whose user it could not ask.
-const notThroughADK = "the call did not come through an ADK agent whose user could be asked"
+// notThroughADK and notThroughADKHint are what the model reads when the
+// host chose [Approver] and a call came by another path than a Toolset,
+// where ADK's confirmation cannot ask.
+const (
+	notThroughADK     = "it needs the user's approval, which only the ADK agent can ask for, and it did not come through the ADK agent"
+	notThroughADKHint = "tell the user it needs their approval"
+)
 
 // notRelayed is what the model reads of a call whose approval was deferred
 // to a party ADK's confirmation cannot stand for (another approver that

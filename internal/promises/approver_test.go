@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/approvalweb"
+	"github.com/toolbelt-go/tool/tooladk"
 	"github.com/toolbelt-go/tool/toolmcp"
 )
 
@@ -23,6 +24,9 @@ type approverKind struct {
 	// viaClient says the MCP client is the approver: its questions go to
 	// the client's user.
 	viaClient bool
+	// viaADK says ADK's tool confirmation is the approver: its questions
+	// go to the person behind the ADK agent's UI.
+	viaADK bool
 	// approver builds the approver for w, and whatever stands behind it
 	// (the page and the person at its browser).
 	approver func(t *testing.T, w *world, s *storeSet) tool.Approver
@@ -50,6 +54,9 @@ func approvers() []approverKind {
 		{name: "MCP client", viaClient: true,
 			approver:  func(*testing.T, *world, *storeSet) tool.Approver { return toolmcp.Approver(nil) },
 			reachable: func(fe frontend) bool { return fe.clientCanAsk }},
+		{name: "ADK confirmation", viaADK: true,
+			approver:  func(*testing.T, *world, *storeSet) tool.Approver { return tooladk.Approver() },
+			reachable: func(fe frontend) bool { return fe.adkCanAsk }},
 		{name: "host deferring", edits: true,
 			approver: func(*testing.T, *world, *storeSet) tool.Approver {
 				return tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {

@@ -21,6 +21,9 @@ type frontend struct {
 	// clientCanAsk says an MCP client is on the other end and can be asked
 	// by toolmcp.Approver.
 	clientCanAsk bool
+	// adkCanAsk says the call runs in an ADK agent, whose tool
+	// confirmation tooladk.Approver asks through.
+	adkCanAsk bool
 	// mechanism names the frontend's own way of asking a person, "" if it
 	// has none.
 	mechanism string
@@ -36,6 +39,7 @@ func frontends() []frontend {
 		taskFrontend(),
 	}
 	fs = append(fs, mcpFrontends()...)
+	fs = append(fs, adkFrontends()...)
 	return append(fs, providerFrontends()...)
 }
 

@@ -121,7 +121,13 @@ type Config struct {
 	Tools    []adktool.Tool
 	Toolsets []adktool.Toolset
 	// Sessions is the session service. Nil means a new in-memory one.
+	// Two runners on one service are two replicas of one ADK app.
 	Sessions session.Service
+	// SessionID, if set, names a session of Sessions (app AppName, user
+	// UserID) the turns run in, such as another Runner's: a turn can
+	// then start on one replica and its confirmation be answered on the
+	// other. Empty means a new session.
+	SessionID string
 	// Agent, if set, changes the agent's configuration before it is made
 	// (its callbacks, say); Name, Model, Tools and Toolsets are set.
 	Agent func(*llmagent.Config)
@@ -168,11 +174,15 @@ func newRunner(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := sessions.Create(context.Background(), &session.CreateRequest{AppName: AppName, UserID: UserID})
-	if err != nil {
-		return nil, err
+	id := cfg.SessionID
+	if id == "" {
+		s, err := sessions.Create(context.Background(), &session.CreateRequest{AppName: AppName, UserID: UserID})
+		if err != nil {
+			return nil, err
+		}
+		id = s.Session.ID()
 	}
-	return &Runner{Runner: run, Model: m, Sessions: sessions, SessionID: s.Session.ID()}, nil
+	return &Runner{Runner: run, Model: m, Sessions: sessions, SessionID: id}, nil
 }
 
 // Turn is the events of one turn, in order.

@@ -38,6 +38,12 @@ const Answerer = "adk"
 // says [AnswerAllowAlways]; not confirmed denies it, and the model reads
 // the payload's reason, if any (see [Question] for the payload).
 //
+// A question in ADK's UI may wait longer for its answer than a call
+// waits for an approver: the answer is accepted until
+// [tool.ApprovalOptions].Timeout after the question (10 minutes by
+// default), and a later one runs nothing ("came too late"); set it to how
+// long a question may stay open in your UI.
+//
 // A call that did not come through a Toolset (the same registry used by
 // another loop) does not run: there is no ADK user to ask; the model is
 // told why, and the host's cause is [ErrCannotAsk]. A host that serves

@@ -443,3 +443,31 @@ func TestConfirmTwoCallsOfOneResponse(t *testing.T) {
 		t.Errorf("deleted %v, want [b]", got)
 	}
 }
+
+// An answer given after ApprovalOptions.Timeout runs nothing, and the
+// model is told it came too late.
+func TestConfirmTooLate(t *testing.T) {
+	reg := tool.NewRegistry[host](nil)
+	fs := &files{}
+	reg.MustAdd(tool.New(tool.Definition{Name: "delete_file", Description: "Delete a file.", Safety: tool.SafetyDestructive},
+		func(_ context.Context, in deleteArgs) (string, error) {
+			fs.delete(in.Path)
+			return "deleted " + in.Path, nil
+		}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[host]{Approver: tooladk.Approver(), Timeout: time.Second}))
+	r := newRunner(tooladk.New(reg, stateFromADK()))
+	ctx := context.Background()
+	turn, err := r.Run(ctx, adktest.Call("c1", "delete_file", `{"path":"notes.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	turn, err = r.Confirm(ctx, turn.Confirmation(), true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "the late answer", errorText(turn.Response("c1")), "came too late", "did not run")
+	if got := fs.Deleted(); len(got) != 0 {
+		t.Errorf("deleted %v after the question expired", got)
+	}
+}

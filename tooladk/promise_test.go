@@ -15,15 +15,16 @@ import (
 	"github.com/toolbelt-go/tool/tooladk/adktest"
 )
 
-// adkPath is ADK as a frontend of the promise table: it makes a call the
-// way an ADK agent's model does (through ADK's runner, an llmagent on an
+// adkPath is ADK as a frontend, as the promise table
+// (internal/promises, frontend_adk_test.go) drives it too: it makes a call
+// the way an ADK agent's model does (through ADK's runner, an llmagent on an
 // in-memory session, the registry's tools as a tooladk.Toolset with the
 // given host state and session), and answers each question ADK's
 // confirmation puts with d, as ADK's UIs send it (adktest.Answer). It
-// returns what the model read and how many questions ADK put. A table
-// that plugs it in gives the registry the approver under test:
-// tooladk.Approver() to answer through ADK's confirmation, another (the
-// page, a terminal) to check that ADK's confirmation is then never used.
+// returns what the model read and how many questions ADK put. The
+// registry's approver is the one under test: tooladk.Approver() to answer
+// through ADK's confirmation, another (the page, a terminal) to check that
+// ADK's confirmation is then never used.
 func adkPath[C any](t testing.TB, reg *tool.Registry[C], state C, session string) func(ctx context.Context, id, name, args string, d tool.Decision) (map[string]any, int) {
 	ts := tooladk.New(reg, &tooladk.Options[C]{
 		State:   func(agent.ToolContext) (C, error) { return state, nil },

@@ -21,18 +21,20 @@ import (
 //     package), in namespaces of its own: a mount namespace holding only
 //     the allowed paths, Deny and ReadOnly bind-mounted over with empty
 //     read-only files and directories, no network interfaces but loopback
-//     unless Network (and then no Unix sockets, by a seccomp filter: the
-//     host's network namespace holds its abstract ones, an X server's, a
-//     container shim's; socket pairs stay), a PID namespace (it sees and
-//     signals only its own processes), no capabilities. Everything the
-//     sandbox promises holds.
+//     unless Network, no Unix sockets (by a seccomp filter: a daemon may
+//     listen in the workspace, and with Network the host's network
+//     namespace holds its abstract ones, an X server's, a container
+//     shim's; socket pairs stay), no kernel keyring, a PID namespace (it
+//     sees and signals only its own processes), no capabilities.
+//     Everything the sandbox promises holds.
 //   - [SandboxLandlock] restricts the program with Landlock (Linux 5.13 and
 //     later) and a seccomp filter: reads, writes and program execution
 //     only where allowed, TCP (Landlock) and every socket (seccomp) refused
 //     without Network, Unix sockets refused always (Landlock does not
 //     restrict connecting to one by its path, which would reach the host's
-//     daemons; socket pairs stay), signals to processes outside the
-//     sandbox refused (Landlock ABI 6), no capabilities. Landlock only
+//     daemons; socket pairs stay), no kernel keyring (seccomp), signals to
+//     processes outside the sandbox refused (Landlock ABI 6), no
+//     capabilities. Landlock only
 //     grants, so a denied path inside an allowed directory is hidden by
 //     granting its siblings one by one: that works for paths under Read,
 //     not under Write (a file the program creates in such a directory would

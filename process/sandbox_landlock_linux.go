@@ -281,20 +281,21 @@ func capLast() int {
 // socket(2) for Unix sockets, always: Landlock (to ABI 7) does not restrict
 // connecting to a Unix socket by its path, so a program could reach any
 // daemon of the host's that listens on one (a container engine's, the
-// D-Bus buses, an SSH agent) and have it act outside the sandbox;
-// socketpair(2), which reaches nobody, stays. Without network it refuses
-// every other socket too (Landlock restricts TCP only), and io_uring
-// always, which can make sockets too. For a program that may write
-// nowhere it refuses the metadata changes Landlock cannot restrict (modes,
-// owners, times, extended attributes), which a program could otherwise
-// make to any file it can reach. Programs of another architecture (32-bit
-// ones on a 64-bit kernel) could reach socketcall; every one of their
-// system calls is refused instead.
+// D-Bus buses, an SSH agent, one in the workspace) and have it act
+// outside the sandbox; socketpair(2), which reaches nobody, stays. Without
+// network it refuses every other socket too (Landlock restricts TCP only),
+// and io_uring always, which can make sockets too; and the kernel keyring
+// always, which is the user's (see alwaysDenied). For a program that may
+// write nowhere it refuses the metadata changes Landlock cannot restrict
+// (modes, owners, times, extended attributes), which a program could
+// otherwise make to any file it can reach. Programs of another
+// architecture (32-bit ones on a 64-bit kernel) could reach socketcall;
+// every one of their system calls is refused instead.
 func installFilter(network, writes bool) error {
 	if auditArch == 0 {
 		return nil // no filter on this architecture
 	}
-	deny := []uint32{uint32(unix.SYS_IO_URING_SETUP)}
+	deny := alwaysDenied()
 	if !writes {
 		deny = append(deny, metadataCalls...)
 	}
@@ -307,10 +308,20 @@ func installFilter(network, writes bool) error {
 	return nil
 }
 
+// alwaysDenied are the system calls no sandboxed program may make:
+// io_uring_setup (its rings make sockets and open files past the filter)
+// and the kernel keyring's add_key, request_key and keyctl. A keyring is
+// the user's, not a namespace's: a key the host added to the user keyring
+// (aws-vault's keyctl backend, a Kerberos KEYRING: cache) would be
+// readable through request_key and KEYCTL_READ.
+func alwaysDenied() []uint32 {
+	return []uint32{uint32(unix.SYS_IO_URING_SETUP), uint32(unix.SYS_ADD_KEY), uint32(unix.SYS_REQUEST_KEY), uint32(unix.SYS_KEYCTL)}
+}
+
 // seccompProgram assembles the filter: the system calls in deny fail with
-// EACCES, and so does socket(2) for AF_UNIX, and, without network, for
-// every family.
-func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
+// EACCES, and so does socket(2) for AF_UNIX, and, unless sockets, for every
+// family.
+func seccompProgram(deny []uint32, sockets bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -329,7 +340,7 @@ func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
 		refuse // EACCES
 		absent // ENOSYS: another architecture's call
 		socket // look at socket(2)'s family
-		inet   // socket(2) for a family but AF_UNIX, with network: allowed
+		inet   // socket(2) for a family but AF_UNIX, when allowed
 	)
 	type jump struct{ at, t, f int }
 	var prog []unix.SockFilter
@@ -354,7 +365,7 @@ func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
 	at[absent] = len(prog)
 	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)), next, next)
 	at[socket] = len(prog)
-	if network {
+	if sockets {
 		emit(ld, offArg0, next, next)
 		emit(jeq, unix.AF_UNIX, next, inet)
 	}

@@ -399,16 +399,20 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 	// The sandbox's own root, where bubblewrap made the mount points,
 	// is read-only too: a command writes only where it may.
 	args = append(args, "--remount-ro", "/")
-	// With the host's network namespace comes its abstract Unix sockets
-	// (an X server's, a container shim's, a D-Bus bus's), which no mount
-	// hides: a seccomp filter refuses Unix sockets (socket pairs stay).
-	if j.network && auditArch != 0 {
+	// A seccomp filter, in every sandbox: no Unix sockets (socket pairs
+	// stay), which would reach a daemon listening in the workspace or, with
+	// the host's network namespace, its abstract sockets (an X server's, a
+	// container shim's, a D-Bus bus's), which no mount hides; no kernel
+	// keyring, which is the user's, not the namespace's; no io_uring.
+	// Other sockets are the network namespace's business: its own
+	// loopback without Network, the host's with it.
+	if auditArch != 0 {
 		f, err := os.Create(filepath.Join(j.private, "seccomp"))
 		if err != nil {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		j.seccomp = f
-		if _, err := f.Write(seccompBytes(seccompProgram([]uint32{uint32(unix.SYS_IO_URING_SETUP)}, true))); err != nil {
+		if _, err := f.Write(seccompBytes(seccompProgram(alwaysDenied(), true))); err != nil {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		args = append(args, "--seccomp", "3")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/toolbelt-go/tool/internal/sandboxtest"
 	"github.com/toolbelt-go/tool/process"
@@ -240,11 +241,12 @@ func TestSandboxNetwork(t *testing.T) {
 }
 
 // TestSandboxUnixSockets: a program reaches no Unix socket of the host's
-// (a daemon's, an agent's), by its path or abstract, with the network or
-// without, and whether it may write or not; a socket pair of its own still
-// works. Landlock does not restrict connecting to a path, and bubblewrap
-// with the network shares the host's abstract sockets: a seccomp filter
-// refuses Unix sockets.
+// (a daemon's, an agent's, one listening inside the workspace), by its
+// path or abstract, with the network or without, and whether it may write
+// or not; a socket pair of its own still works. Landlock does not restrict
+// connecting to a path, bubblewrap shows the workspace and its sockets,
+// and with the network shares the host's abstract sockets: a seccomp
+// filter refuses Unix sockets in every sandbox.
 func TestSandboxUnixSockets(t *testing.T) {
 	need(t, "perl")
 	dir, err := os.MkdirTemp("", "sock") // a socket's path is short
@@ -296,22 +298,42 @@ func TestSandboxUnixSockets(t *testing.T) {
 	}()
 	script := `perl -MIO::Socket::UNIX -MSocket -e '
 		print IO::Socket::UNIX->new(Peer => $ARGV[0]) ? "connected\n" : "refused\n";
+		print IO::Socket::UNIX->new(Peer => $ARGV[3]) ? "inside connected\n" : "inside refused\n";
 		print socket(S, AF_UNIX, SOCK_STREAM, 0) && connect(S, pack_sockaddr_un("\0" . $ARGV[2])) ? "abstract connected\n" : "abstract refused\n";
 		my $u = IO::Socket::UNIX->new(Type => SOCK_DGRAM);
 		print $u && $u->send("x", 0, pack_sockaddr_un($ARGV[1])) ? "sent\n" : "not sent\n";
-		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1" "$2"`
+		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1" "$2" "$3"`
 	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
 		for _, write := range []bool{false, true} {
 			for _, network := range []bool{false, true} {
 				j := newJail(t)
+				// A daemon of the host's listening in the workspace (a
+				// project-local Redis or Postgres, puma's tmp/sockets),
+				// which no mount hides: the sandbox shows the workspace.
+				inside := filepath.Join(j.ws, "run", "redis.sock")
+				require.NoError(t, os.MkdirAll(filepath.Dir(inside), 0o755))
+				iln, err := net.Listen("unix", inside)
+				require.NoError(t, err)
+				defer iln.Close()
+				go func() {
+					for {
+						c, err := iln.Accept()
+						if err != nil {
+							return
+						}
+						accepted <- struct{}{}
+						c.Close()
+					}
+				}()
 				sb := j.sandbox(mode, write)
 				sb.Network = network
 				c := sh(t, script)
-				c.Args = append(c.Args, path, dgram, abstract)
+				c.Args = append(c.Args, path, dgram, abstract, "run/redis.sock")
 				c.Dir, c.Sandbox = j.ws, sb
 				res, err := process.Run(context.Background(), c)
 				require.NoError(t, err)
-				assert.Contains(t, res.Stdout, "refused\n", "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Regexp(t, `(?m)^refused$`, res.Stdout, "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Contains(t, res.Stdout, "inside refused\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "not sent\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "abstract refused\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "pair\n", "write %v, network %v: %s", write, network, res.Stderr)
@@ -482,4 +504,52 @@ func testSandboxAsUser(t *testing.T) {
 		assert.Equal(t, "done\n", res.Stdout, "%v: %s", mode, res.Stderr)
 		assert.NoFileExists(t, filepath.Join(j.outside, "new"))
 	}
+}
+
+// TestSandboxKeyring: a key the host keeps in the user's kernel keyring
+// (aws-vault's keyctl backend, a Kerberos KEYRING: cache) is out of reach:
+// the keyring is the user's, not a namespace's, and a seccomp filter
+// refuses add_key, request_key and keyctl in every sandbox.
+func TestSandboxKeyring(t *testing.T) {
+	need(t, "perl")
+	desc := fmt.Sprintf("toolbelt-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	id, err := unix.AddKey("user", desc, []byte(secretMarker), unix.KEY_SPEC_USER_KEYRING)
+	if err != nil {
+		t.Skipf("no user keyring here: %v", err)
+	}
+	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0)
+	// Found by its description (request_key), or by its serial, from the
+	// user keyring and from the session's; read with KEYCTL_READ.
+	script := `perl -e '
+		my ($desc, $serial) = @ARGV;
+		my $type = "user";
+		my @ids = ($serial + 0, syscall(` + strconv.Itoa(unix.SYS_REQUEST_KEY) + `, $type, $desc, 0, 0));
+		push @ids, syscall(` + strconv.Itoa(unix.SYS_KEYCTL) + `, 0, -4, 0) >= 0 ? "keyring" : ();
+		for my $id (@ids) {
+			next if $id eq "keyring" || $id < 0;
+			my $buf = "\0" x 256;
+			my $n = syscall(` + strconv.Itoa(unix.SYS_KEYCTL) + `, 11, $id, $buf, 256);
+			print $n > 0 ? "read " . substr($buf, 0, $n) . "\n" : "refused\n";
+		}
+		print "user keyring\n" if grep { $_ eq "keyring" } @ids;
+		print "done\n";' "$0" "$1"`
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			c := sh(t, script)
+			c.Args = append(c.Args, desc, strconv.Itoa(id))
+			c.Dir, c.Sandbox = j.ws, j.sandbox(mode, write)
+			res, err := process.Run(context.Background(), c)
+			require.NoError(t, err)
+			assert.Contains(t, res.Stdout, "done\n", res.Stderr)
+			assert.NotContains(t, res.Stdout, secretMarker, "write %v", write)
+			assert.NotContains(t, res.Stdout, "user keyring", "write %v", write)
+		}
+	})
+	// Unsandboxed, the same script reads it: the test tests something.
+	c := sh(t, script)
+	c.Args = append(c.Args, desc, strconv.Itoa(id))
+	res, err := process.Run(context.Background(), c)
+	require.NoError(t, err)
+	assert.Contains(t, res.Stdout, "read "+secretMarker, res.Stderr)
 }

@@ -25,16 +25,20 @@ import (
 //     listen in the workspace, and with Network the host's network
 //     namespace holds its abstract ones, an X server's, a container
 //     shim's; socket pairs stay), no kernel keyring, a PID namespace (it
-//     sees and signals only its own processes), no capabilities.
-//     Everything the sandbox promises holds.
+//     sees and signals only its own processes; /proc shows only them), a
+//     read-only /dev (a program that may write has a /dev/shm of its own,
+//     beside its temporary directory), a session of its own (no
+//     terminal), no capabilities. Everything the sandbox promises holds.
 //   - [SandboxLandlock] restricts the program with Landlock (Linux 5.13 and
 //     later) and a seccomp filter: reads, writes and program execution
 //     only where allowed, TCP (Landlock) and every socket (seccomp) refused
 //     without Network, Unix sockets refused always (Landlock does not
 //     restrict connecting to one by its path, which would reach the host's
 //     daemons; socket pairs stay), no kernel keyring (seccomp), signals to
-//     processes outside the sandbox refused (Landlock ABI 6), no
-//     capabilities. Landlock only
+//     processes outside the sandbox refused (Landlock ABI 6), /proc
+//     without the processes' directories (not even the program's own:
+//     /proc/self/status cannot be read, /proc/self/exe and /dev/stdin
+//     still work), a session of its own and no /dev/tty, no capabilities. Landlock only
 //     grants, so a denied path inside an allowed directory is hidden by
 //     granting its siblings one by one: that works for paths under Read,
 //     not under Write (a file the program creates in such a directory would

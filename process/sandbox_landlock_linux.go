@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -69,8 +70,11 @@ func llHandled(abi int) uint64 {
 	return r
 }
 
-// llDevices are the device files every program may read and write.
-var llDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// llDevices are the device files every program may read and write. Not
+// /dev/tty: the program starts in a session of its own, without a
+// terminal, and the person's must not be written to (escape sequences)
+// nor read (keystrokes).
+var llDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 // rulesetBuilder adds rules to a Landlock ruleset.
 type rulesetBuilder struct {
@@ -188,8 +192,38 @@ func (j *jail) buildLandlock(sp sandboxPaths) error {
 	for _, d := range llDevices {
 		b.add(d, llDevice)
 	}
-	b.add("/proc", unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	b.addProc()
 	return b.err
+}
+
+// procHidden are the entries of /proc, besides the processes', that no
+// program reads: the keys of the user's kernel keyring, listed.
+var procHidden = map[string]bool{"keys": true, "key-users": true}
+
+// addProc grants reading /proc, but not the directories of processes
+// (/proc/[pid]): a program could read every process's command line there
+// (a password given as an argument), its status and its limits; the files
+// that give more (environ, fd, maps, mem) Landlock already keeps to the
+// program's own processes. A rule on /proc itself would reach the
+// processes' directories, which appear after it is made: each other entry
+// is granted by name instead, and a process directory, even the program's
+// own (/proc/self), has none. What /proc/self leads to by a magic link
+// still works (/proc/self/exe, /dev/stdin through /proc/self/fd/0):
+// Landlock looks at the file reached, not at the path to it.
+func (b *rulesetBuilder) addProc() {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	for _, e := range entries {
+		name := e.Name()
+		if name[0] >= '0' && name[0] <= '9' || procHidden[name] || e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		b.add("/proc/"+name, unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	}
 }
 
 // linkedUnderWrite refuses a sandbox in which a program that may write
@@ -215,6 +249,13 @@ func linkedUnderWrite(sp sandboxPaths) error {
 // be (see the top of this file).
 func (j *jail) startLandlocked(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
+	// A session of its own, as bubblewrap's --new-session gives: no
+	// controlling terminal, no /dev/tty (the process group is the
+	// session's, led by the program, as Setpgid would make it).
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, false, 0
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
 		if err := j.restrictThread(); err != nil {

@@ -392,7 +392,18 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 		return a.rank - b.rank
 	})
 	args := bwrapBase(j.network)
+	// A /dev of its own, read-only: bubblewrap's is a writable tmpfs of
+	// half the memory, /dev/shm included. A program that may write gets a
+	// /dev/shm in its private directory, as its /tmp.
 	args = append(args, "--dev", "/dev", "--proc", "/proc")
+	if j.tmp != "" {
+		shm := filepath.Join(j.private, "shm")
+		if err := os.Mkdir(shm, 0o700); err != nil {
+			return fmt.Errorf("process: sandbox: %w", err)
+		}
+		args = append(args, "--bind", shm, "/dev/shm")
+	}
+	args = append(args, "--remount-ro", "/dev")
 	for _, m := range mounts {
 		args = append(args, m.op, m.src, m.dst)
 	}

@@ -3,6 +3,7 @@ package process_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -552,4 +553,108 @@ func TestSandboxKeyring(t *testing.T) {
 	res, err := process.Run(context.Background(), c)
 	require.NoError(t, err)
 	assert.Contains(t, res.Stdout, "read "+secretMarker, res.Stderr)
+}
+
+// TestSandboxHostProcesses: a program reads nothing of the host's
+// processes through /proc: not the command line (a password given as an
+// argument), nor the environment, the status, the memory map, the open
+// files; nor the keys /proc lists. Bubblewrap shows a /proc of the
+// sandbox's own PID namespace; Landlock grants /proc but for the
+// processes' directories.
+func TestSandboxHostProcesses(t *testing.T) {
+	need(t, "perl")
+	host := exec.Command("perl", "-e", "sleep 300", "--password="+outsideMarker)
+	host.Env = append(os.Environ(), "HOST_TOKEN="+outsideMarker)
+	require.NoError(t, host.Start())
+	defer func() { host.Process.Kill(); host.Wait() }()
+	pid := strconv.Itoa(host.Process.Pid)
+	script := `cat /proc/[0-9]*/cmdline /proc/` + pid + `/cmdline /proc/` + pid + `/environ /proc/` + pid + `/status \
+		/proc/` + pid + `/stat /proc/` + pid + `/maps /proc/` + pid + `/comm /proc/keys /proc/key-users 2>/dev/null | tr '\0' ' '
+		ls -l /proc/` + pid + `/fd/ /proc/` + pid + `/cwd/ 2>/dev/null
+		grep -l SANDBOX-OUTSID[E] /proc/*/cmdline /proc/*/task/*/cmdline 2>/dev/null
+		cat /proc/cpuinfo /proc/meminfo | grep -c . >/dev/null && echo system
+		readlink /proc/self/exe >/dev/null && echo self`
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			res := j.run(t, j.sandbox(mode, write), script)
+			assert.NotContains(t, res.Stdout, outsideMarker, "write %v", write)
+			assert.NotContains(t, res.Stdout, "perl", "write %v", write)
+			assert.Contains(t, res.Stdout, "system\nself\n", "write %v: %s", write, res.Stderr)
+		}
+	})
+}
+
+// TestSandboxDevices: a program that may not write has no writable /dev
+// (bubblewrap's own is a tmpfs of half the memory, /dev/shm included) and
+// no terminal (Landlock: the person's, through /dev/tty); one that may
+// write has a /dev/shm of its own, gone when it ends.
+func TestSandboxDevices(t *testing.T) {
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		j := newJail(t)
+		res := j.run(t, j.sandbox(mode, false), `echo x > /dev/shm/x && echo shm; echo x > /dev/new && echo dev
+			echo x > /dev/tty && echo tty; cat /dev/tty </dev/null >/dev/null 2>&1 && echo tty-read
+			echo x > /dev/null && head -c 1 /dev/zero | wc -c`)
+		assert.Equal(t, "1\n", strings.TrimSpace(res.Stdout)+"\n", res.Stderr)
+		res = j.run(t, j.sandbox(mode, true), `echo x > /dev/tty && echo tty; echo x > /dev/null && echo null
+			[ -w /dev/shm ] && echo x > /dev/shm/x && cat /dev/shm/x`)
+		assert.NotContains(t, res.Stdout, "tty", res.Stderr)
+		assert.Contains(t, res.Stdout, "null\n", res.Stderr)
+		if mode == process.SandboxBubblewrap {
+			assert.Contains(t, res.Stdout, "x\n", res.Stderr)
+		}
+	})
+}
+
+// TestSandboxTerminal: a program cannot write to the person's terminal
+// (escape sequences, a fake prompt) nor read it (keystrokes), though the
+// host runs in one. The test runs itself again with a terminal of its own
+// (a pseudo-terminal), whose other end it reads.
+func TestSandboxTerminal(t *testing.T) {
+	if os.Getenv("TOOLBELT_SANDBOX_IN_TTY") != "" {
+		for _, mode := range sandboxtest.Modes {
+			if process.DetectSandbox().Mode == process.SandboxNone {
+				break
+			}
+			for _, write := range []bool{false, true} {
+				j := newJail(t)
+				res := j.run(t, j.sandbox(mode, write), `echo `+outsideMarker+` > /dev/tty; echo done`)
+				fmt.Fprintf(os.Stderr, "%v write=%v: %q %q\n", mode, write, res.Stdout, res.Stderr)
+			}
+		}
+		return
+	}
+	sandboxtest.Need(t, process.SandboxAuto)
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	defer master.Close()
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	require.NoError(t, err)
+	require.NoError(t, unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0))
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	defer tty.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSandboxTerminal$")
+	cmd.Env = append(marked(t), "TOOLBELT_SANDBOX_IN_TTY=1")
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	require.NoError(t, cmd.Start())
+	tty.Close()
+	seen := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(master) // EIO once the last holder of the terminal is gone
+		seen <- string(b)
+	}()
+	require.NoError(t, cmd.Wait(), stderr.String())
+	t.Log(stderr.String())
+	require.Contains(t, stderr.String(), "done", "the sandboxed commands ran")
+	var out string
+	select {
+	case out = <-seen:
+	case <-time.After(5 * time.Second):
+		master.Close()
+		out = <-seen
+	}
+	assert.NotContains(t, out, outsideMarker, "a sandboxed command wrote to the terminal")
 }

@@ -203,6 +203,7 @@ func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
 		}
 	}
 	if o := ts.opts.Sandbox; o != nil {
+		sb.Limits = o.Limits
 		sb.Read = append(sb.Read, o.Read...)
 		if access == workspace.Write {
 			sb.Write = append(sb.Write, o.Write...)

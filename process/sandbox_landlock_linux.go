@@ -246,25 +246,88 @@ func linkedUnderWrite(sp sandboxPaths) error {
 }
 
 // startLandlocked starts cmd from a thread restricted as the program must
-// be (see the top of this file).
-func (j *jail) startLandlocked(cmd *exec.Cmd) error {
-	errc := make(chan error, 1)
+// be (see the top of this file), in the cgroup v2 cg ("" for none). With
+// limits to set, the program starts traced (ptrace) and stops at its exec,
+// before its first instruction; the limits are set from this thread, which
+// may still write the cgroups, and the restricted thread, its tracer, lets
+// it go.
+func (j *jail) startLandlocked(cmd *exec.Cmd, cg string) error {
 	// A session of its own, as bubblewrap's --new-session gives: no
 	// controlling terminal, no /dev/tty (the process group is the
 	// session's, led by the program, as Setpgid would make it).
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, false, 0
+	attr := cmd.SysProcAttr
+	attr.Setsid, attr.Setpgid, attr.Pgid = true, false, 0
+	attr.Ptrace = j.limits.any()
+	started := make(chan error, 1) // the program started, and stopped if traced
+	apply := make(chan error, 1)   // nil: let it go; else kill it
+	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
 		if err := j.restrictThread(); err != nil {
-			errc <- err
+			started <- err
 			return
 		}
-		errc <- cmd.Start()
+		err := cmd.Start()
+		if err != nil && attr.Ptrace && errors.Is(err, syscall.EPERM) {
+			err = fmt.Errorf("%w (the program starts traced, so that its Limits are set before it runs, and tracing was refused: Yama's kernel.yama.ptrace_scope is 2 or more, or a seccomp profile refuses ptrace; set every field of Sandbox.Limits to -1 to run without bounds)", err)
+		}
+		if err == nil && attr.Ptrace {
+			err = waitStopped(cmd.Process.Pid)
+		}
+		started <- err
+		if err != nil || !attr.Ptrace {
+			return
+		}
+		if err := <-apply; err != nil {
+			cmd.Process.Kill()
+			unix.PtraceDetach(cmd.Process.Pid)
+			done <- err
+			return
+		}
+		if err := unix.PtraceDetach(cmd.Process.Pid); err != nil {
+			cmd.Process.Kill()
+			done <- &limitError{fmt.Errorf("process: sandbox: letting the program go: %w", err)}
+			return
+		}
+		done <- nil
 	}()
-	return <-errc
+	err := <-started
+	if err != nil && attr.Ptrace && cmd.Process != nil {
+		cmd.Process.Kill() // started but did not stop: not ours to trust
+		cmd.Wait()
+		return &limitError{err}
+	}
+	if err != nil || !attr.Ptrace {
+		return err
+	}
+	j.applied, err = applyLimits(j.limits, cmd.Process.Pid, cg, false)
+	apply <- err
+	if err = <-done; err != nil {
+		j.applied.release()
+		j.applied = nil
+		cmd.Wait()
+	}
+	return err
+}
+
+// waitStopped waits for a traced program to stop at its exec.
+func waitStopped(pid int) error {
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, 0, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return fmt.Errorf("process: sandbox: waiting for the program to stop at its start: %w", err)
+		case !ws.Stopped():
+			return fmt.Errorf("process: sandbox: the program did not stop at its start (%v)", ws)
+		}
+		return nil
+	}
 }
 
 // restrictThread applies the sandbox to the calling thread.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -108,6 +110,8 @@ type jail struct {
 	seccomp *os.File // bubblewrap's seccomp filter, passed as file 3; nil without
 	network bool
 	writes  bool // the program may write somewhere
+	limits  limitPlan
+	applied *limitsApplied // what enforcing the limits made, once started
 }
 
 // sandboxPath is a path the sandbox names: as given, and with its links
@@ -157,7 +161,10 @@ func (s *Sandbox) build(dir string) (_ *jail, err error) {
 			return nil, sup.Err()
 		}
 	}
-	j := &jail{mode: mode, ruleset: -1, network: s.Network, writes: s.Temp || len(s.Write) > 0}
+	j := &jail{mode: mode, ruleset: -1, network: s.Network, writes: s.Temp || len(s.Write) > 0, limits: s.Limits.plan()}
+	if j.limits.any() {
+		cgroupV1() // found now, from a thread /proc/self is readable from
+	}
 	if j.private, err = os.MkdirTemp("", "toolbelt-sandbox-"); err != nil {
 		return nil, fmt.Errorf("process: sandbox: %w", err)
 	}
@@ -275,10 +282,14 @@ func (j *jail) program(path string, args []string) (string, []string, error) {
 	return j.bwrap, slices.Concat(j.args, []string{"--", path}, args), nil
 }
 
-// start starts cmd in the sandbox.
-func (j *jail) start(cmd *exec.Cmd) error {
+// start starts cmd in the sandbox, in the tree's cgroup when it has one.
+func (j *jail) start(cmd *exec.Cmd, tree *processTree) error {
+	cg := ""
+	if tree.cg != nil {
+		cg = tree.cg.dir
+	}
 	if j.mode == SandboxLandlock {
-		return j.startLandlocked(cmd)
+		return j.startLandlocked(cmd, cg)
 	}
 	if j.seccomp != nil {
 		if _, err := j.seccomp.Seek(0, io.SeekStart); err != nil {
@@ -286,7 +297,85 @@ func (j *jail) start(cmd *exec.Cmd) error {
 		}
 		cmd.ExtraFiles = []*os.File{j.seccomp} // file 3, as --seccomp says
 	}
-	return cmd.Start()
+	if !j.limits.any() {
+		return cmd.Start()
+	}
+	// Bubblewrap writes its sandbox's first process's PID to --info-fd,
+	// and that process waits, its mounts made, for a byte on --block-fd
+	// before it starts the program: the limits are set in between.
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer infoR.Close()
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return err
+	}
+	defer blockW.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, infoW, blockR) // as j.args say
+	err = cmd.Start()
+	infoW.Close()
+	blockR.Close()
+	if err != nil {
+		return err
+	}
+	pid := 0
+	stop := func(err error) error {
+		// The sandbox's first process is the first of its PID namespace:
+		// killed, it takes the namespace with it. It dies before the
+		// byte it waits for is sent, or the pipe closed (which would let
+		// it go on): the program never starts.
+		if pid == 0 {
+			pid = childOf(cmd.Process.Pid)
+		}
+		if pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
+	pid, err = readChildPID(infoR)
+	if err != nil {
+		return stop(&limitError{fmt.Errorf("process: sandbox: bubblewrap did not say its sandbox's PID: %w", err)})
+	}
+	if j.applied, err = applyLimits(j.limits, pid, cg, bwrapCountsProcesses(j.bwrap)); err != nil {
+		return stop(err)
+	}
+	if _, err := blockW.Write([]byte{1}); err != nil {
+		return stop(&limitError{fmt.Errorf("process: sandbox: %w", err)})
+	}
+	return nil
+}
+
+// childOf returns a child of the process pid, 0 when it has none.
+func childOf(pid int) int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// readChildPID reads bubblewrap's --info-fd, a JSON object whose
+// "child-pid" is the PID of the sandbox's first process, in the host's
+// PID namespace. Bubblewrap closes the pipe once it is written; an early
+// end is a sandbox that failed to start.
+func readChildPID(r io.Reader) (int, error) {
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&info); err != nil {
+		return 0, err
+	}
+	if info.ChildPID <= 0 {
+		return 0, errors.New("no child-pid")
+	}
+	return info.ChildPID, nil
 }
 
 // exitSignal reads the status bubblewrap passes on for a program a signal
@@ -300,6 +389,7 @@ func (j *jail) exitSignal(code int) (syscall.Signal, bool) {
 
 // release removes what build made.
 func (j *jail) release() {
+	j.applied.release()
 	if j.ruleset >= 0 {
 		syscall.Close(j.ruleset)
 		j.ruleset = -1
@@ -427,6 +517,14 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		args = append(args, "--seccomp", "3")
+	}
+	if j.limits.any() {
+		// The files start makes, after the seccomp filter's.
+		fd := 3
+		if j.seccomp != nil {
+			fd = 4
+		}
+		args = append(args, "--info-fd", strconv.Itoa(fd), "--block-fd", strconv.Itoa(fd+1))
 	}
 	if dir != "" {
 		real, _ := filepath.EvalSymlinks(dir) // checked by build

@@ -504,6 +504,19 @@ func testSandboxAsUser(t *testing.T) {
 		res = j.run(t, j.sandbox(mode, false), `cat .env sub/key.pem 2>/dev/null; echo done`)
 		assert.Equal(t, "done\n", res.Stdout, "%v: %s", mode, res.Stderr)
 		assert.NoFileExists(t, filepath.Join(j.outside, "new"))
+		// An ordinary user's processes: counted in bubblewrap's user
+		// namespace, apart from the user's others.
+		bounds := sup.Bounds(mode)
+		t.Logf("%v as uid %d: %+v", mode, os.Geteuid(), bounds)
+		if bounds.Processes == "" {
+			continue
+		}
+		sb := j.sandbox(mode, false)
+		sb.Limits.Processes = 32
+		res = j.run(t, sb, `perl -e 'my $n = 0; for (1..100) { my $p = fork(); last unless defined $p; if (!$p) { close STDOUT; close STDERR; sleep 5; exit } $n++ } print "forked $n\n"'`)
+		forked := 100
+		fmt.Sscanf(res.Stdout, "forked %d", &forked)
+		assert.Less(t, forked, 32, "%v: %s", mode, res.Stderr)
 	}
 }
 
@@ -657,4 +670,63 @@ func TestSandboxTerminal(t *testing.T) {
 		out = <-seen
 	}
 	assert.NotContains(t, out, outsideMarker, "a sandboxed command wrote to the terminal")
+}
+
+// TestSandboxLimits: a fork bomb, a runaway allocation and a file that
+// would fill the disk cost the command, not the machine: past the bounds
+// a fork, an allocation, a write fails. Defaults apply when the host sets
+// none, and a negative limit lifts its bound.
+func TestSandboxLimits(t *testing.T) {
+	need(t, "perl")
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		bounds := process.DetectSandbox().Bounds(mode)
+		t.Logf("%v: %+v", mode, bounds)
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			sb := j.sandbox(mode, write)
+			sb.Limits = process.Limits{Processes: 64, Memory: 256 << 20, FileSize: 16 << 20}
+			if bounds.Processes == "" {
+				sb.Limits.Processes = 0 // the default, where it can be: see TestSandboxLimitsRefused
+			}
+			res := j.run(t, sb, `perl -e 'my $n = 0; for (1..200) { my $p = fork(); last unless defined $p; if (!$p) { close STDOUT; close STDERR; sleep 5; exit } $n++ } print "forked $n\n"; kill 9, -$$'
+				perl -e '$x = "x" x (512 << 20); print "allocated\n"'
+				head -c 64M /dev/zero > big; wc -c < big`)
+			if bounds.Processes != "" {
+				forked := 0
+				fmt.Sscanf(res.Stdout[strings.Index(res.Stdout, "forked"):], "forked %d", &forked)
+				assert.Less(t, forked, 64, "write %v: %s", write, res.Stderr)
+			}
+			assert.NotContains(t, res.Stdout, "allocated", "write %v", write)
+			if write {
+				assert.Contains(t, res.Stdout, "16777216\n", "write %v: %s", write, res.Stderr)
+			}
+		}
+		// The defaults, and none.
+		j := newJail(t)
+		res := j.run(t, j.sandbox(mode, true), `ulimit -f; ulimit -d`)
+		assert.Equal(t, fmt.Sprintf("%d\n", process.DefaultMaxFileSize/512), strings.SplitAfter(res.Stdout, "\n")[0], res.Stderr)
+		sb := j.sandbox(mode, true)
+		sb.Limits = process.Limits{Processes: -1, Memory: -1, FileSize: -1}
+		res = j.run(t, sb, `ulimit -f; ulimit -d`)
+		assert.Equal(t, "unlimited\nunlimited\n", res.Stdout, res.Stderr)
+	})
+}
+
+// TestSandboxLimitsRefused: a bound of the host's that this machine cannot
+// enforce runs nothing. Without cgroups, root has no bound on processes.
+func TestSandboxLimitsRefused(t *testing.T) {
+	process.NoCgroupLimits(t)
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		if process.DetectSandbox().Bounds(mode).Processes != "" {
+			t.Skipf("%v bounds processes without cgroups here", mode)
+		}
+		j := newJail(t)
+		sb := j.sandbox(mode, true)
+		sb.Limits.Processes = 10
+		c := sh(t, `echo ran > ran.txt`)
+		c.Dir, c.Sandbox = j.ws, sb
+		_, err := process.Run(context.Background(), c)
+		require.ErrorContains(t, err, "cannot be enforced here")
+		assert.NoFileExists(t, filepath.Join(j.ws, "ran.txt"))
+	})
 }

@@ -146,14 +146,17 @@ func (ts *Toolset) timeout(in RunShellArgs) time.Duration {
 }
 
 func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
-	sb, err := ts.shellSandbox(in.Command)
+	sb, done, err := ts.shellSandbox(ctx, in.Command)
 	var refused *tool.Error
-	if errors.As(err, &refused) {
+	switch {
+	case errors.As(err, &refused):
 		return "", refused
-	}
-	if err != nil {
+	case err != nil && ctx.Err() != nil:
+		return "", &tool.Error{Message: "the command was not run: it waited for the other commands running in the workspace, and its time ran out", Cause: err}
+	case err != nil:
 		return "", &tool.Error{Message: "the command was not run: its sandbox could not be made", Internal: true, Cause: err}
 	}
+	defer done()
 	limit := ts.timeout(in)
 	cctx, cancel := context.WithTimeoutCause(ctx, limit, errShellTimeout)
 	defer cancel()
@@ -176,28 +179,38 @@ func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
 	return "", &tool.Error{Message: "the shell could not be started", Internal: true, Cause: err}
 }
 
-// shellSandbox builds the sandbox a command runs in, from the workspace's
-// rules and the class the approval saw: a read-only command may write
-// nothing; another may write where the workspace allows, and reach the
-// network if the host allows it. Nil without a sandbox.
-func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
+// shellSandbox prepares the sandbox a command runs in, from the
+// workspace's rules and the class the approval saw: a read-only command
+// may write nothing; another may write where the workspace allows (the
+// repositories too when it runs version control alone), and reach the
+// network if the host allows it. It holds the workspace until done is
+// called, after the command: no other command of the workspace's changes
+// the tree meanwhile. Nil without a sandbox.
+func (ts *Toolset) shellSandbox(ctx context.Context, command string) (_ *process.Sandbox, done func(), err error) {
 	if ts.sandbox == process.SandboxNone {
-		return nil, nil
+		return nil, func() {}, nil
 	}
+	v := ts.classify(command)
 	access := workspace.Read
-	if ts.classify(command).safety != tool.SafetyReadOnly {
+	if v.safety != tool.SafetyReadOnly {
 		access = workspace.Write
 	}
-	sb, err := ts.ws.Sandbox(access)
+	prep, err := ts.ws.Prepare(ctx, access, &workspace.PrepareOptions{VersionControl: v.versionControlOnly()})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	defer func() {
+		if err != nil {
+			prep.Done()
+		}
+	}()
+	sb := prep.Sandbox()
 	sb.Mode = ts.sandbox
 	if ts.sandbox == process.SandboxLandlock && access == workspace.Write && slices.ContainsFunc(sb.Deny, hardLinked) {
 		// process.Run would refuse it too: Landlock cannot hide the file
 		// from a command that writes, and a write through this name
 		// changes it wherever its other names are.
-		return nil, &tool.Error{
+		return nil, nil, &tool.Error{
 			Message: "the command was not run: the workspace holds a protected file with other names (a hard link, perhaps to a file outside the workspace), which the sandbox here (Landlock) cannot keep a command that writes from changing",
 			Hint:    "run only commands that read, or ask the user to replace the hard links with copies (or to install bubblewrap)",
 		}
@@ -212,7 +225,7 @@ func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
 			sb.Read = append(sb.Read, o.Write...)
 		}
 	}
-	return sb, nil
+	return sb, prep.Done, nil
 }
 
 // hardLinked reports whether the host path p is a regular file with more

@@ -23,9 +23,18 @@ func openLinks(_ *os.File, fi fs.FileInfo) int { return HardLinks(fi) }
 // fileID identifies a file on its device.
 type fileID struct{ dev, ino uint64 }
 
-func idOf(fi fs.FileInfo) fileID {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+// sysID and sysLinks read a file's identity and link count from its
+// FileInfo.Sys().
+func sysID(sys any) fileID {
+	if st, ok := sys.(*syscall.Stat_t); ok {
 		return fileID{uint64(st.Dev), uint64(st.Ino)}
 	}
 	return fileID{}
+}
+
+func sysLinks(sys any) int {
+	if st, ok := sys.(*syscall.Stat_t); ok {
+		return int(st.Nlink)
+	}
+	return 0
 }

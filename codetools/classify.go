@@ -77,6 +77,10 @@ type lookup func(p string) (fs.FileInfo, error)
 type rules struct {
 	look   lookup
 	linked func(fi fs.FileInfo) bool
+	// gitRuns, without a sandbox, says why git run in a directory
+	// (relative to the workspace root) could run a program its
+	// repository names; "" when none. Nil checks nothing.
+	gitRuns func(dir string) string
 }
 
 // maxShellDepth bounds sh -c nesting, and the wrappers (xargs, env,
@@ -85,7 +89,7 @@ const maxShellDepth = 4
 
 func classifyShell(src string, r rules) shellVerdict {
 	v := shellVerdict{safety: tool.SafetyReadOnly}
-	c := &classifier{look: r.look, linked: r.linked, v: &v}
+	c := &classifier{look: r.look, linked: r.linked, gitRuns: r.gitRuns, v: &v}
 	c.script(src)
 	slices.Sort(v.scope)
 	v.scope = slices.Compact(v.scope)
@@ -94,6 +98,7 @@ func classifyShell(src string, r rules) shellVerdict {
 
 type classifier struct {
 	vcs     int // inside a version-control command's classification
+	gitRuns func(dir string) string
 	look    lookup
 	linked  func(fi fs.FileInfo) bool
 	v       *shellVerdict

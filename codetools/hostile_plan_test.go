@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,7 +48,9 @@ func approved(t *testing.T, mode process.SandboxMode, wsOpts *workspace.Options,
 		sbOpts = &codetools.SandboxOptions{}
 	}
 	sbOpts.Mode = mode
-	env := tooltest.TrackProcesses(t, append(process.MinimalEnv(), "TERM=dumb", "NO_COLOR=1"))
+	// A home of nobody's: under Landlock the host's is there but
+	// unreadable, which git takes for an error.
+	env := tooltest.TrackProcesses(t, append(process.MinimalEnv(), "TERM=dumb", "NO_COLOR=1", "HOME="+filepath.Join(tmp, "nohome")))
 	p.ts = codetools.New(ws, &codetools.Options{Env: env, Sandbox: sbOpts})
 	p.reg = tool.NewRegistry[struct{}](&tool.RegistryOptions{Spill: tool.NewMemorySpillStore(0)})
 	if err := p.reg.Add(p.ts.Tools()...); err != nil {
@@ -225,4 +228,208 @@ func listenUnix(path string) (net.Listener, error) {
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false) // it is moved: its path is not this one
 	return ln, nil
+}
+
+// TestHostileGitPlanted: what an approved command that is not version
+// control leaves in the workspace never runs on the person's later git,
+// outside any sandbox: a commondir leading to a config of its own, a
+// replaced .git, a .git file leading elsewhere, a per-worktree config, a
+// hook, a repository made in a subdirectory or a bare layout (which git
+// finds when run there), core.hooksPath's directory. The person's git
+// status, diff and log run after each, and the program each plants
+// (core.fsmonitor, a hook) must not have run.
+func TestHostileGitPlanted(t *testing.T) {
+	need(t, "git")
+	fsmonitor := `printf '[core]\n\tfsmonitor = "touch PWNED; false"\n'`
+	plants := []struct{ name, cmd, gitDir string }{
+		{"commondir", "cp -r .git evil && " + fsmonitor + " >> evil/config && echo \"$PWD/evil\" > .git/commondir", "."},
+		{"a replaced .git", "mv .git .git.old && cp -r .git.old .git && " + fsmonitor + " >> .git/config", "."},
+		{"a .git file", "cp -r .git gd && " + fsmonitor + " >> gd/config && rm -rf .git && echo 'gitdir: gd' > .git", "."},
+		{"config.worktree", "printf '[extensions]\\n\\tworktreeConfig = true\\n' >> .git/config && " + fsmonitor + " > .git/config.worktree", "."},
+		{"config", fsmonitor + " >> .git/config", "."},
+		{"a hook", "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/post-index-change && chmod +x .git/hooks/post-index-change && printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit", "."},
+		{"a repository in a subdirectory", "mkdir -p sub && cp -r .git sub/.git && " + fsmonitor + " >> sub/.git/config", "sub"},
+		{"a .git file in a subdirectory", "mkdir -p sub2 && cp -r .git sub2/gd && " + fsmonitor + " >> sub2/gd/config && echo 'gitdir: gd' > sub2/.git", "sub2"},
+		{"a bare layout", "mkdir -p b && cp -r .git/HEAD .git/objects .git/refs b/ && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = %s\\n\\tfsmonitor = \"touch PWNED; false\"\\n' \"$PWD\" > b/config", "b"},
+		{"info/attributes", "mkdir -p .git/info && printf '* filter=evil\\n' > .git/info/attributes", "."},
+	}
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, plant := range plants {
+			t.Run(plant.name, func(t *testing.T) {
+				p := approved(t, mode, nil, nil)
+				hostGit(t, p.dir, "init", "-q")
+				hostGit(t, p.dir, "add", "-A")
+				hostGit(t, p.dir, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init")
+				p.write(t, "main.go", "package main // changed\n")
+				ok(t, p.run("true"))
+				marker := filepath.Join(p.tmp, "PWNED")
+				cmd := strings.ReplaceAll(plant.cmd, "PWNED", marker)
+				res := p.run(cmd)
+				t.Logf("%s: %s", cmd, res.Text())
+				for _, args := range [][]string{{"status"}, {"diff"}, {"log", "-1"}} {
+					c := exec.Command("git", append([]string{"-C", filepath.Join(p.dir, plant.gitDir)}, args...)...)
+					c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+p.tmp)
+					c.CombinedOutput()
+				}
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the person's git ran what %q planted", cmd)
+				}
+				for _, hook := range []string{"post-index-change", "pre-commit"} {
+					if b, err := os.ReadFile(filepath.Join(p.dir, ".git/hooks", hook)); err == nil && strings.Contains(string(b), "PWNED") {
+						t.Errorf("a hook was planted: %s", hook)
+					}
+				}
+			})
+		}
+	})
+}
+
+// hostGit runs git in dir, as the person would, outside any sandbox.
+func hostGit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestHostileGitCommits: a command that runs git alone changes the
+// repository (git add, git commit, git init of a new one), though not
+// what makes git run programs; any other command finds the repository
+// read-only, and core.hooksPath's directory too.
+func TestHostileGitCommits(t *testing.T) {
+	need(t, "git")
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		p := approved(t, mode, nil, nil)
+		hostGit(t, p.dir, "init", "-q")
+		hostGit(t, p.dir, "config", "core.hooksPath", ".husky")
+		hostGit(t, p.dir, "config", "user.email", "a@b")
+		hostGit(t, p.dir, "config", "user.name", "a")
+		p.write(t, ".husky/pre-commit", "#!/bin/sh\nexit 0\n")
+		ok(t, p.run("true"))
+		text := ok(t, p.run("git add -A && git commit -qm first && git log --oneline | wc -l"))
+		if !strings.Contains(text, "\n1\n") {
+			t.Errorf("git commit in the sandbox:\n%s", text)
+		}
+		text = ok(t, p.run("git init -q nested && echo made"))
+		if _, err := os.Stat(filepath.Join(p.dir, "nested/.git")); err != nil || strings.Contains(text, "quarantined") {
+			t.Errorf("a repository git made was moved:\n%s", text)
+		}
+		marker := filepath.Join(p.tmp, "PWNED")
+		res := p.run("echo 'touch " + marker + "' >> .husky/pre-commit; touch other.txt && git add other.txt")
+		t.Log(res.Text())
+		if b, _ := os.ReadFile(filepath.Join(p.dir, ".husky/pre-commit")); strings.Contains(string(b), "PWNED") {
+			t.Errorf("core.hooksPath's hook was changed:\n%s", b)
+		}
+		// Landlock cannot make the repository read-only under a writable
+		// workspace: what it puts back is only what runs programs.
+		if out, _ := exec.Command("git", "-C", p.dir, "diff", "--cached", "--name-only").Output(); mode.HidesDeniedFromWriters() && strings.Contains(string(out), "other.txt") {
+			t.Errorf("a command that is not git alone staged a file: the repository was writable to it")
+		}
+	})
+}
+
+// TestHostileGitWithoutSandbox: without a sandbox, git runs with the
+// person's rights what the repository names; so git status is asked
+// about in a repository whose files name a program, and runs unasked in
+// one whose do not.
+func TestHostileGitWithoutSandbox(t *testing.T) {
+	need(t, "git")
+	for _, c := range []struct {
+		name, file, content string
+		asked               bool
+	}{
+		{"a plain repository", ".git/description", "x\n", false},
+		{"core.fsmonitor", ".git/config", "[core]\n\tfsmonitor = \"touch PWNED; false\"\n", true},
+		{"a pager", ".git/config", "[pager]\n\tstatus = touch PWNED\n", true},
+		{"a filter", ".git/config", "[filter \"x\"]\n\tclean = touch PWNED\n", true},
+		{"an include", ".git/config", "[include]\n\tpath = ../evil.cfg\n", true},
+		{"a hook", ".git/hooks/post-index-change", "#!/bin/sh\ntouch PWNED\n", true},
+		{"commondir", ".git/commondir", "../../evil\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t, &codetools.Options{Sandbox: &codetools.SandboxOptions{Mode: process.SandboxNone}})
+			hostGit(t, p.dir, "init", "-q")
+			os.MkdirAll(filepath.Join(p.tmp, "evil"), 0o755)
+			os.WriteFile(filepath.Join(p.tmp, "evil", "config"), []byte("[core]\n\tfsmonitor = \"touch PWNED; false\"\n"), 0o644)
+			marker := filepath.Join(p.tmp, "PWNED")
+			f := filepath.Join(p.dir, c.file)
+			b, _ := os.ReadFile(f)
+			if err := os.WriteFile(f, append(b, strings.ReplaceAll(c.content, "PWNED", marker)...), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			appr := tooltest.NewApprover(tooltest.Deny("no"))
+			p.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(), Approver: appr}))
+			res := p.call(t, "run_shell", map[string]any{"command": "git status"})
+			if asked := appr.Asked() == 1; asked != c.asked {
+				t.Errorf("asked %v, want %v: %s", asked, c.asked, res.Text())
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("git ran the repository's program")
+			}
+		})
+	}
+}
+
+// TestHostileStaged: a protected file's content that is staged (never
+// committed) is in git's objects, which a sandbox shows so that git
+// works: the commands that print what is staged are asked about, sandbox
+// or not; denied, they print nothing.
+func TestHostileStaged(t *testing.T) {
+	need(t, "git")
+	modes := []process.SandboxMode{process.SandboxNone}
+	if process.DetectSandbox().Mode != process.SandboxNone {
+		modes = append(modes, process.SandboxAuto)
+	}
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) {
+			p := newProject(t, &codetools.Options{Sandbox: &codetools.SandboxOptions{Mode: mode}})
+			hostGit(t, p.dir, "init", "-q")
+			hostGit(t, p.dir, "add", ".env", "main.go")
+			cmds := []string{"git diff --cached", "git diff --staged", "git cat-file --batch-all-objects --batch",
+				"git cat-file -p :.env", "git show :.env", "git show :0:.env", "git grep --cached TOKEN"}
+			var denials []tooltest.Step
+			for range cmds {
+				denials = append(denials, tooltest.Deny("no"))
+			}
+			appr := tooltest.NewApprover(denials...)
+			p.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(), Approver: appr}))
+			for _, cmd := range cmds {
+				asked := appr.Asked()
+				res := p.call(t, "run_shell", map[string]any{"command": cmd})
+				if appr.Asked() != asked+1 || strings.Contains(res.Text(), "ENV-SECRET") {
+					t.Errorf("%s: asked %d times, want once and nothing printed:\n%s", cmd, appr.Asked()-asked, res.Text())
+				}
+			}
+		})
+	}
+}
+
+// TestHostileResources: a fork bomb, a runaway allocation and a file that
+// would fill the disk cost the command, with the host's bounds: 200
+// processes, 1 GiB and 200 MiB, in every file a command may write.
+func TestHostileResources(t *testing.T) {
+	need(t, "perl")
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		limits := process.Limits{Processes: 64, Memory: 512 << 20, FileSize: 64 << 20}
+		if process.DetectSandbox().Bounds(mode).Processes == "" {
+			limits.Processes = 0 // not enforceable here: TestSandboxLimitsRefused
+		}
+		p := approved(t, mode, nil, &codetools.SandboxOptions{Limits: limits})
+		for _, c := range []struct{ cmd, bad string }{
+			{`perl -e 'my $n = 0; for (1..200) { my $p = fork(); last unless defined $p; if (!$p) { close STDOUT; sleep 5; exit } $n++ } print $n >= 64 ? "UNBOUNDED\n" : "bounded\n"'`, "UNBOUNDED"},
+			{`for i in $(seq 200); do sleep 5 & done 2>/dev/null; [ $(jobs -p | wc -l) -ge 64 ] && echo UNBOUNDED`, "UNBOUNDED"},
+			{`perl -e '$x = "x" x (1 << 30); print "UNBOUNDED\n"'`, "UNBOUNDED"},
+			{`head -c 200M /dev/zero > big; [ $(wc -c < big) -gt 67108864 ] && echo UNBOUNDED; rm -f big`, "UNBOUNDED"},
+			{`head -c 200M /dev/zero > "$TMPDIR/big"; [ $(wc -c < "$TMPDIR/big") -gt 67108864 ] && echo UNBOUNDED`, "UNBOUNDED"},
+			{`head -c 200M /dev/zero > /dev/shm/big 2>/dev/null; [ $(wc -c < /dev/shm/big) -gt 67108864 ] && echo UNBOUNDED`, "UNBOUNDED"},
+		} {
+			res := p.run(c.cmd)
+			if strings.Contains(res.Text(), c.bad) {
+				t.Errorf("%s: %s", c.cmd, res.Text())
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -87,7 +88,11 @@ func (ts *Toolset) runShell() tool.AnyTool {
 // classify reads a command line against this toolset's workspace rules:
 // a path is checked as read_file would check it, links followed.
 func (ts *Toolset) classify(command string) shellVerdict {
-	return classifyShell(command, rules{look: ts.ws.Lookup, linked: ts.ws.HardLinked})
+	r := rules{look: ts.ws.Lookup, linked: ts.ws.HardLinked}
+	if ts.sandbox == process.SandboxNone {
+		r.gitRuns = func(dir string) string { return repoRunsPrograms(filepath.Join(ts.ws.Dir(), filepath.FromSlash(dir))) }
+	}
+	return classifyShell(command, r)
 }
 
 // requirement turns a verdict into how the call must be approved.
@@ -165,14 +170,15 @@ func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
 		Path: sh[0], Args: append(append([]string(nil), sh[1:]...), in.Command),
 		Dir: ts.ws.Dir(), Env: ts.opts.Env, MaxOutputBytes: ts.opts.MaxShellOutput, Sandbox: sb,
 	})
+	notes := done() // the command has ended: what it left is looked at
 	switch {
 	case err == nil:
-		return shellOutput(res), nil
+		return shellOutput(res, notes), nil
 	case ctx.Err() != nil:
 		return "", err // the call itself was cancelled or timed out: the pipeline says so
 	case res != nil && errors.Is(context.Cause(cctx), errShellTimeout):
 		return "", &tool.Error{
-			Message: fmt.Sprintf("the command did not finish within its %v timeout and was stopped, with everything it started.\n%s", limit, shellOutput(res)),
+			Message: fmt.Sprintf("the command did not finish within its %v timeout and was stopped, with everything it started.\n%s", limit, shellOutput(res, notes)),
 			Hint:    "give it a larger timeout_seconds (at most 600), or run something that finishes sooner",
 		}
 	}
@@ -186,16 +192,16 @@ func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
 // network if the host allows it. It holds the workspace until done is
 // called, after the command: no other command of the workspace's changes
 // the tree meanwhile. Nil without a sandbox.
-func (ts *Toolset) shellSandbox(ctx context.Context, command string) (_ *process.Sandbox, done func(), err error) {
+func (ts *Toolset) shellSandbox(ctx context.Context, command string) (_ *process.Sandbox, done func() []string, err error) {
 	if ts.sandbox == process.SandboxNone {
-		return nil, func() {}, nil
+		return nil, func() []string { return nil }, nil
 	}
 	v := ts.classify(command)
 	access := workspace.Read
 	if v.safety != tool.SafetyReadOnly {
 		access = workspace.Write
 	}
-	prep, err := ts.ws.Prepare(ctx, access, &workspace.PrepareOptions{VersionControl: v.versionControlOnly()})
+	prep, err := ts.ws.Prepare(ctx, access, &workspace.PrepareOptions{VersionControl: v.versionControlOnly(), Mode: ts.sandbox})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -235,8 +241,9 @@ func hardLinked(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && workspace.HardLinks(fi) > 1
 }
 
-// shellOutput renders a finished command for the model.
-func shellOutput(res *process.Result) string {
+// shellOutput renders a finished command for the model, with what the
+// workspace did after it.
+func shellOutput(res *process.Result, notes []string) string {
 	var b strings.Builder
 	switch {
 	case res.Signal != "":
@@ -261,6 +268,9 @@ func shellOutput(res *process.Result) string {
 		if !strings.HasSuffix(res.Stderr, "\n") {
 			b.WriteByte('\n')
 		}
+	}
+	for _, n := range notes {
+		b.WriteString("Note: " + n + ".\n")
 	}
 	return b.String()
 }

@@ -26,6 +26,11 @@ type PrepareOptions struct {
 	// a config of its own, a replaced .git). Without it the repositories
 	// are read-only to a command, whatever it may write elsewhere.
 	VersionControl bool
+	// Mode is the sandbox the command runs in. Where it cannot keep a
+	// command that writes from the repositories (Landlock, and a mode
+	// not said), Done puts back what the command changed of their files
+	// that make git run programs (config, hooks, commondir…).
+	Mode process.SandboxMode
 }
 
 // Prepared is one command's hold on the workspace: the sandbox prepared
@@ -35,7 +40,9 @@ type Prepared struct {
 	sb    *process.Sandbox
 	write bool
 	vcs   bool
+	guard *guard // what a command that writes started with
 	done  sync.Once
+	notes []string
 }
 
 // Prepare holds the workspace for one command and returns the sandbox that
@@ -83,7 +90,7 @@ func (w *Workspace) Prepare(ctx context.Context, a Access, opts *PrepareOptions)
 		return nil, fmt.Errorf("workspace: waiting for the other commands in the workspace to end: %w", err)
 	}
 	p := &Prepared{w: w, write: write, vcs: opts.VersionControl}
-	sb, err := p.prepare()
+	sb, err := p.prepare(opts.Mode != process.SandboxBubblewrap)
 	if err != nil {
 		w.lock.unlock(write)
 		return nil, err
@@ -95,15 +102,31 @@ func (w *Workspace) Prepare(ctx context.Context, a Access, opts *PrepareOptions)
 // Sandbox returns the command's sandbox.
 func (p *Prepared) Sandbox() *process.Sandbox { return p.sb }
 
-// Done ends the hold, once the command has ended. Called more than once,
-// it does nothing more.
-func (p *Prepared) Done() {
+// Done ends the hold, once the command has ended, after looking at what
+// a command that writes left in the repositories: a repository that
+// appeared is moved out of git's way (unless the command ran version
+// control alone), and where the sandbox could not protect them, what it
+// changed of their files that run programs is put back. It returns what
+// it did, in sentences for the model ("the command made a repository at
+// sub/.git…"). Called more than once, it does nothing more.
+func (p *Prepared) Done() []string {
 	p.done.Do(func() {
-		p.w.lock.unlock(p.write)
+		defer p.w.lock.unlock(p.write)
+		if p.guard == nil {
+			return
+		}
+		w := p.w
+		w.treeMu.Lock()
+		defer w.treeMu.Unlock()
+		if err := w.tracked.update(); err != nil {
+			p.notes = append(p.notes, "the workspace could not be looked at after the command ("+err.Error()+"): repositories it may have made were not checked")
+		}
+		p.notes = append(p.notes, w.check(w.tracked, p.guard, p.vcs)...)
 	})
+	return p.notes
 }
 
-func (p *Prepared) prepare() (*process.Sandbox, error) {
+func (p *Prepared) prepare(unprotected bool) (*process.Sandbox, error) {
 	w := p.w
 	w.treeMu.Lock()
 	defer w.treeMu.Unlock()
@@ -123,14 +146,12 @@ func (p *Prepared) prepare() (*process.Sandbox, error) {
 		}
 	}
 	l := &pathList{}
-	var repos []repository
 	for td := range t.marked {
 		r := w.roots[td.key.root]
 		for name, m := range td.marks {
 			rel := path.Join(td.key.rel, name)
 			switch {
 			case m.vcs:
-				repos = append(repos, repository{r: r, rel: rel, name: name, isDir: m.isDir})
 			case m.deny:
 				l.add(&l.deny, hostPath(r, rel))
 			case m.readOnly && p.write:
@@ -140,8 +161,12 @@ func (p *Prepared) prepare() (*process.Sandbox, error) {
 	}
 	t.hardLinks(l)
 	if p.write {
-		for _, repo := range repos {
+		for _, repo := range w.repositories(t) {
 			repo.protect(l, p.vcs)
+		}
+		var err error
+		if p.guard, err = w.newGuard(t, unprotected, p.vcs); err != nil {
+			return nil, err
 		}
 	}
 	if l.err != nil {
@@ -207,76 +232,6 @@ func (t *trackedTree) hardLinks(l *pathList) {
 		}
 		for _, n := range g.names {
 			l.add(&l.deny, n)
-		}
-	}
-}
-
-// repository is a version-control directory (or a .git file) the walk
-// found.
-type repository struct {
-	r     *root
-	rel   string
-	name  string
-	isDir bool
-}
-
-func (repo repository) host(rel string) string { return hostPath(repo.r, rel) }
-
-func (repo repository) exists(rel string) bool {
-	_, err := repo.r.os.Lstat(filepath.FromSlash(rel))
-	return err == nil
-}
-
-// protect adds, for a command that writes, what of the repository it may
-// not change: all of it, unless vcs (the command runs version control
-// alone); then what makes version control run programs.
-func (repo repository) protect(l *pathList, vcs bool) {
-	rel := repo.rel
-	whole := func() { l.add(&l.readOnly, repo.host(rel)) }
-	switch {
-	case !vcs || !repo.isDir: // a .git file says where the repository is
-		whole()
-		return
-	case repo.name == ".hg":
-		if !repo.exists(rel + "/hgrc") {
-			whole()
-			return
-		}
-		l.add(&l.readOnly, repo.host(rel+"/hgrc"))
-		return
-	case repo.name == ".svn":
-		return // no client-side hooks
-	}
-	cfg := readGitConfig(repo.r, rel+"/config")
-	if !repo.exists(rel+"/hooks") || cfg.worktreeConfig && !repo.exists(rel+"/config.worktree") {
-		// Either could be made, and would be run or read.
-		whole()
-		return
-	}
-	gitDirs := []string{rel}
-	for _, sub := range []string{"modules", "worktrees"} {
-		gitDirs = append(gitDirs, gitDirsBelow(repo.r, rel+"/"+sub, 4)...)
-	}
-	for _, d := range gitDirs {
-		for _, f := range []string{"config", "config.worktree", "commondir", "hooks", "info"} {
-			if repo.exists(d + "/" + f) {
-				l.add(&l.readOnly, repo.host(d+"/"+f))
-			}
-		}
-	}
-	if hooks := cfg.hooksPath; hooks != "" {
-		// Relative to the top of the work tree, the directory that
-		// holds .git.
-		p := path.Clean(path.Join(path.Dir(rel), hooks))
-		if path.IsAbs(hooks) {
-			if inside, ok := within(repo.r.real, filepath.Clean(hooks)); ok {
-				p = inside
-			} else {
-				p = ""
-			}
-		}
-		if p != "" && p != ".." && !strings.HasPrefix(p, "../") && repo.exists(p) {
-			l.add(&l.readOnly, repo.host(p))
 		}
 	}
 }

@@ -120,7 +120,7 @@ func TestSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly = []string{"app/.git", "app/.hg", "app/.svn", "app/nohooks/.git", "app/sub2/.git", "app/vendor"}
+	readOnly = []string{"app/.git", "app/.hg", "app/.husky", "app/.svn", "app/nohooks/.git", "app/sub2/.git", "app/vendor"}
 	if got := rel(sb.ReadOnly); !slices.Equal(got, readOnly) {
 		t.Errorf("write: ReadOnly\n%v, want\n%v", got, readOnly)
 	}

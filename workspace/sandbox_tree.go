@@ -30,8 +30,9 @@ type trackedTree struct {
 	dirs    map[dirKey]*trackedDir
 	ids     map[fileID]bool // identities of denied entries
 	marked  map[*trackedDir]bool
-	valid   bool // the state reflects the tree, but for the queued changes
-	walked  int  // entries visited by the current walk, against maxSandboxWalk
+	bare    map[*trackedDir]bool // the bare repositories
+	valid   bool                 // the state reflects the tree, but for the queued changes
+	walked  int                  // entries visited by the current walk, against maxSandboxWalk
 	recheck map[fileID]bool
 	grew    bool // a file with other names appeared: groups may be incomplete
 	found   map[fileID]bool
@@ -64,6 +65,7 @@ type trackedDir struct {
 	wd      int
 	subdirs map[string]bool
 	marks   map[string]mark
+	bare    bool // a bare repository
 }
 
 // mark is an entry a sandbox names.
@@ -116,6 +118,7 @@ func (t *trackedTree) reset() {
 	t.byWD = map[int][]*trackedDir{}
 	t.dirs = map[dirKey]*trackedDir{}
 	t.marked = map[*trackedDir]bool{}
+	t.bare = map[*trackedDir]bool{}
 	t.valid = false
 }
 
@@ -225,6 +228,11 @@ func (t *trackedTree) apply(changes []change) error {
 			fresh[k] = true
 		}
 	}
+	for _, e := range dirty {
+		if td := t.dirs[e.key]; td != nil && bareNames[e.name] {
+			t.checkBare(td)
+		}
+	}
 	t.relink()
 	if t.grew {
 		return t.walkAll() // a new file with other names: find them all
@@ -308,6 +316,7 @@ func (t *trackedTree) drop(td *trackedDir, name string) {
 			}
 		}
 		delete(t.marked, sub)
+		delete(t.bare, sub)
 		delete(t.dirs, k)
 		if sub.wd >= 0 {
 			list := slices.DeleteFunc(t.byWD[sub.wd], func(d *trackedDir) bool { return d == sub })
@@ -354,11 +363,15 @@ func (t *trackedTree) walkDir(i int, r *root, rel string) ([]dirKey, error) {
 	}
 	t.dirs[td.key] = td
 	walked := []dirKey{td.key}
+	bare := 0 // HEAD, objects and refs seen: a bare repository, to git
 	for {
 		ents, err := f.ReadDir(1024)
 		for _, e := range ents {
 			if t.walked++; t.walked > maxSandboxWalk {
 				return nil, fmt.Errorf("workspace: sandbox: more than %d files and directories to walk", maxSandboxWalk)
+			}
+			if bareNames[e.Name()] {
+				bare++
 			}
 			var fi fs.FileInfo
 			if typ := e.Type(); typ.IsRegular() || typ.IsDir() {
@@ -377,11 +390,35 @@ func (t *trackedTree) walkDir(i int, r *root, rel string) ([]dirKey, error) {
 			walked = append(walked, sub...)
 		}
 		if err == io.EOF || len(ents) == 0 {
+			if bare == len(bareNames) {
+				t.checkBare(td)
+			}
 			return walked, nil
 		}
 		if err != nil {
 			return nil, openError(err)
 		}
+	}
+}
+
+// bareNames are the entries that make a directory a bare repository to
+// git, which reads its config and runs its hooks when run there.
+var bareNames = map[string]bool{"HEAD": true, "objects": true, "refs": true}
+
+// checkBare notes whether td is a bare repository now.
+func (t *trackedTree) checkBare(td *trackedDir) {
+	r := t.w.roots[td.key.root]
+	td.bare = td.key.rel != "."
+	for name := range bareNames {
+		fi, err := os.Lstat(hostPath(r, path.Join(td.key.rel, name)))
+		if err != nil || (name == "HEAD") != fi.Mode().IsRegular() || (name != "HEAD") != fi.IsDir() {
+			td.bare = false
+		}
+	}
+	if td.bare {
+		t.bare[td] = true
+	} else {
+		delete(t.bare, td)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -210,7 +209,7 @@ func (t *trackedTree) hardLinks(l *pathList) {
 	for td := range t.marked {
 		r := t.w.roots[td.key.root]
 		for name, m := range td.marks {
-			if m.links < 2 || m.isDir {
+			if m.links < 2 || m.isDir || m.vcs {
 				continue
 			}
 			g := groups[m.id]
@@ -324,6 +323,11 @@ func (w *Workspace) renamedDenied() (func(fi fs.FileInfo) bool, error) {
 	if len(w.tracked.ids) == 0 {
 		return nil, nil
 	}
-	ids := maps.Clone(w.tracked.ids)
+	// By device and inode: a FileInfo has no birth time (a file that took
+	// a deleted denied one's inode number is refused, failing closed).
+	ids := map[fileID]bool{}
+	for id := range w.tracked.ids {
+		ids[id.withoutBirth()] = true
+	}
 	return func(fi fs.FileInfo) bool { return ids[sysID(fi.Sys())] }, nil
 }

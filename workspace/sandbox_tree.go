@@ -34,8 +34,11 @@ type trackedTree struct {
 	valid   bool                 // the state reflects the tree, but for the queued changes
 	walked  int                  // entries visited by the current walk, against maxSandboxWalk
 	recheck map[fileID]bool
-	grew    bool // a file with other names appeared: groups may be incomplete
-	found   map[fileID]bool
+	// recheckAll: a name went that the walk did not know, perhaps another
+	// name of a file it does.
+	recheckAll bool
+	grew       bool // a file with other names appeared: groups may be incomplete
+	found      map[fileID]bool
 }
 
 // watcher is a source of change notifications.
@@ -174,8 +177,23 @@ func (t *trackedTree) walkAll() error {
 		}
 	}
 	t.ids, t.found = t.found, nil
+	t.denyKnown()
 	t.valid = t.watch != nil
 	return nil
+}
+
+// denyKnown marks denied every name found of a denied identity: another
+// name of a denied file seen before the denied one (a hard link) is one,
+// whatever happens to the denied name later.
+func (t *trackedTree) denyKnown() {
+	for td := range t.marked {
+		for name, m := range td.marks {
+			if !m.deny && !m.vcs && m.id != (fileID{}) && t.ids[m.id] {
+				m.deny = true
+				td.marks[name] = m
+			}
+		}
+	}
 }
 
 // apply re-reads the entries the changes name, shallowest first; a
@@ -206,6 +224,7 @@ func (t *trackedTree) apply(changes []change) error {
 		return strings.Count(a.key.rel, "/") - strings.Count(b.key.rel, "/")
 	})
 	t.recheck = map[fileID]bool{}
+	t.recheckAll = false
 	t.grew = false
 	fresh := map[dirKey]bool{}
 	for _, e := range dirty {
@@ -216,9 +235,13 @@ func (t *trackedTree) apply(changes []change) error {
 		t.drop(td, e.name)
 		r := t.w.roots[e.key.root]
 		rel := path.Join(e.key.rel, e.name)
-		fi, err := os.Lstat(hostPath(r, rel))
+		fi, err := lookAt(hostPath(r, rel))
 		if err != nil {
-			continue // gone
+			// Gone: if it was another name of a file, unknown to the
+			// walk (it went before it was looked at), that file's link
+			// count changed.
+			t.recheckAll = true
+			continue
 		}
 		walked, err := t.entry(td, e.name, fi)
 		if err != nil {
@@ -259,19 +282,19 @@ func (t *trackedTree) apply(changes []change) error {
 // relink re-reads the link counts of the files that had another name
 // removed, which inotify reports to the directory of the name only.
 func (t *trackedTree) relink() {
-	if len(t.recheck) == 0 {
+	if len(t.recheck) == 0 && !t.recheckAll {
 		return
 	}
 	for td := range t.marked {
 		for name, m := range td.marks {
-			if m.links == 0 || !t.recheck[m.id] {
+			if m.links == 0 || !t.recheck[m.id] && !t.recheckAll {
 				continue
 			}
-			fi, err := os.Lstat(hostPath(t.w.roots[td.key.root], path.Join(td.key.rel, name)))
+			fi, err := lookAt(hostPath(t.w.roots[td.key.root], path.Join(td.key.rel, name)))
 			if err != nil {
 				continue
 			}
-			m.links = max(sysLinks(fi.Sys()), 1)
+			m.links = max(fi.links, 1)
 			if m.links == 1 && !m.deny && !m.readOnly && !m.vcs {
 				delete(td.marks, name)
 				continue
@@ -313,6 +336,11 @@ func (t *trackedTree) drop(td *trackedDir, name string) {
 		for _, m := range sub.marks {
 			if m.links > 1 && t.recheck != nil {
 				t.recheck[m.id] = true
+			}
+			if m.isDir && (m.vcs || m.deny) {
+				// Gone with what the walk never entered: the link counts
+				// of files with names there changed.
+				t.recheckAll = true
 			}
 		}
 		delete(t.marked, sub)
@@ -373,17 +401,17 @@ func (t *trackedTree) walkDir(i int, r *root, rel string) ([]dirKey, error) {
 			if bareNames[e.Name()] {
 				bare++
 			}
-			var fi fs.FileInfo
+			fi := entryInfo{mode: e.Type()}
 			if typ := e.Type(); typ.IsRegular() || typ.IsDir() {
 				// The identity, and a file's link count.
-				if fi, err = e.Info(); err != nil {
+				if fi, err = lookAt(filepath.Join(hostPath(r, rel), e.Name())); err != nil {
 					if errors.Is(err, fs.ErrNotExist) {
 						continue // gone since the listing: its removal is queued
 					}
 					return nil, err
 				}
 			}
-			sub, err := t.entry(td, e.Name(), infoOrType{fi, e.Type()})
+			sub, err := t.entry(td, e.Name(), fi)
 			if err != nil {
 				return nil, err
 			}
@@ -410,8 +438,8 @@ func (t *trackedTree) checkBare(td *trackedDir) {
 	r := t.w.roots[td.key.root]
 	td.bare = td.key.rel != "."
 	for name := range bareNames {
-		fi, err := os.Lstat(hostPath(r, path.Join(td.key.rel, name)))
-		if err != nil || (name == "HEAD") != fi.Mode().IsRegular() || (name != "HEAD") != fi.IsDir() {
+		fi, err := lookAt(hostPath(r, path.Join(td.key.rel, name)))
+		if err != nil || (name == "HEAD") != fi.mode.IsRegular() || (name != "HEAD") != fi.mode.IsDir() {
 			td.bare = false
 		}
 	}
@@ -433,48 +461,46 @@ func openError(err error) error {
 	return err
 }
 
-// infoOrType is what a listing says of an entry: its information when it
-// was looked at (regular files and directories), else only its type.
-type infoOrType struct {
-	fi  fs.FileInfo
-	typ fs.FileMode
-}
-
-func (x infoOrType) Mode() fs.FileMode {
-	if x.fi != nil {
-		return x.fi.Mode()
-	}
-	return x.typ
-}
-
-func (x infoOrType) Sys() any {
-	if x.fi != nil {
-		return x.fi.Sys()
-	}
-	return nil
+// entryInfo is what the walk reads of an entry: its type, and for a
+// regular file or a directory its identity and link count.
+type entryInfo struct {
+	mode  fs.FileMode
+	id    fileID
+	links int
 }
 
 // entry looks at the entry name of td, and walks it when it is a
 // directory to enter.
-func (t *trackedTree) entry(td *trackedDir, name string, fi fileLike) ([]dirKey, error) {
+func (t *trackedTree) entry(td *trackedDir, name string, fi entryInfo) ([]dirKey, error) {
 	r := t.w.roots[td.key.root]
 	rel := path.Join(td.key.rel, name)
-	typ := fi.Mode().Type()
+	typ := fi.mode.Type()
 	isDir := typ.IsDir()
 	set := func(m mark) {
 		td.marks[name] = m
 		t.marked[td] = true
 	}
 	if vcsDirs[name] && (isDir || typ.IsRegular()) {
-		set(mark{vcs: true, isDir: isDir, id: sysID(fi.Sys())})
+		// A directory made or moved here that the walk does not enter
+		// may hold other names of files it knows: a whole walk counts
+		// them.
+		t.grew = t.grew || t.found == nil && isDir
+		m := mark{vcs: true, isDir: isDir, id: fi.id}
+		if typ.IsRegular() {
+			// A .git file with other names: they are found by a whole
+			// walk, and its going changes their count.
+			m.links = fi.links
+			t.grew = t.grew || t.found == nil && m.links > 1
+		}
+		set(m)
 		return nil, nil
 	}
 	var id fileID
 	links := 0
 	if typ.IsRegular() || isDir {
-		id = sysID(fi.Sys())
+		id = fi.id
 		if typ.IsRegular() {
-			links = sysLinks(fi.Sys())
+			links = fi.links
 		}
 	}
 	// The directories above were checked on the way down: only the
@@ -506,6 +532,7 @@ func (t *trackedTree) entry(td *trackedDir, name string, fi fileLike) ([]dirKey,
 		set(m)
 	}
 	if !isDir || denied {
+		t.grew = t.grew || t.found == nil && isDir // as for a repository
 		return nil, nil
 	}
 	td.subdirs[name] = true
@@ -519,10 +546,4 @@ func (t *trackedTree) entry(td *trackedDir, name string, fi fileLike) ([]dirKey,
 		return nil, nil
 	}
 	return walked, err
-}
-
-// fileLike is the part of fs.FileInfo the walk reads.
-type fileLike interface {
-	Mode() fs.FileMode
-	Sys() any
 }

@@ -19,9 +19,15 @@ import (
 // names, after any series of changes: files and directories made,
 // removed, renamed (with protected files in them), hard links made and
 // removed, repositories made. Both workspaces keep the identities of the
-// denied files they saw, so a renamed one stays hidden in both.
+// denied files they saw, so a renamed one stays hidden in both. (Hard
+// links made where the walk does not go are left out: see
+// watch_linux.go.)
 func TestSandboxChangesTracked(t *testing.T) {
-	for seed := range uint64(6) {
+	seeds := uint64(6)
+	if s := os.Getenv("TOOLBELT_TREE_SEEDS"); s != "" {
+		fmt.Sscan(s, &seeds)
+	}
+	for seed := range seeds {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			root := t.TempDir()
 			opts := &Options{ReadOnly: []string{"vendor/"}, AllowHardLinks: seed%2 == 1}
@@ -60,6 +66,39 @@ func TestSandboxChangesTracked(t *testing.T) {
 				}
 				return filepath.Join(dir, names[rng.IntN(len(names))])
 			}
+			// Where the walk does not go (a repository, a denied
+			// directory), a name made, removed or moved in changes the
+			// link count of a file whose directory is not told (see
+			// watch_linux.go): hard links are not made, removed or moved
+			// there.
+			var hidden []string // the last sandbox's
+			unwatched := func(p string) bool {
+				if strings.Contains("/"+p+"/", "/.git/") {
+					return true
+				}
+				for _, h := range hidden {
+					if rel, _ := filepath.Rel(root, h); p == rel || strings.HasPrefix(p, rel+"/") || strings.HasPrefix(filepath.Dir(p)+"/", rel+"/") {
+						return true
+					}
+				}
+				// Not yet hidden, but denied by name: not walked either.
+				for q := p; q != "." && q != "/"; q = filepath.Dir(q) {
+					if m, _ := walked.deny.Match(q, true); m {
+						return true
+					}
+				}
+				return false
+			}
+			linked := func(p string) bool { // holds a file with other names
+				found := false
+				filepath.WalkDir(filepath.Join(root, p), func(q string, d os.DirEntry, err error) error {
+					if fi, err := os.Lstat(q); err == nil && fi.Mode().IsRegular() && HardLinks(fi) > 1 {
+						found = true
+					}
+					return nil
+				})
+				return found
+			}
 			var log []string
 			step := func() {
 				p := newPath()
@@ -73,17 +112,20 @@ func TestSandboxChangesTracked(t *testing.T) {
 					os.MkdirAll(abs, 0o755)
 					log = append(log, "mkdir "+p)
 				case 3:
-					if f := pick(rng.IntN(2) == 0); f != "" {
+					if f := pick(rng.IntN(2) == 0); f != "" && !unwatched(f) {
 						os.RemoveAll(filepath.Join(root, f))
 						log = append(log, "rm "+f)
 					}
 				case 4, 5:
-					if f := pick(rng.IntN(2) == 0); f != "" && !strings.HasPrefix(p, f+"/") && p != f {
+					if f := pick(rng.IntN(2) == 0); f != "" && !strings.HasPrefix(p, f+"/") && p != f && !(unwatched(p) && linked(f)) {
 						os.MkdirAll(filepath.Dir(abs), 0o755)
 						os.Rename(filepath.Join(root, f), abs)
 						log = append(log, "mv "+f+" "+p)
 					}
 				case 6:
+					if unwatched(p) {
+						break
+					}
 					if f := pick(false); f != "" {
 						os.MkdirAll(filepath.Dir(abs), 0o755)
 						os.Link(filepath.Join(root, f), abs)
@@ -95,6 +137,7 @@ func TestSandboxChangesTracked(t *testing.T) {
 				}
 			}
 			for round := range 60 {
+				log = log[:0]
 				for range 1 + rng.IntN(4) {
 					step()
 				}
@@ -107,7 +150,19 @@ func TestSandboxChangesTracked(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got.Deny, want.Deny) || !slices.Equal(got.ReadOnly, want.ReadOnly) {
+					if tracked.tracked.watch == nil || !tracked.tracked.valid {
+						t.Fatal("the tracked workspace walks the whole tree: no notifications")
+					}
+					hidden = want.Deny
+					// A file made in this round may reuse the inode number
+					// of a denied one deleted: the whole walk, which never
+					// saw the deletion, takes it for the denied file; the
+					// notifications do not.
+					wantDeny := slices.DeleteFunc(slices.Clone(want.Deny), func(p string) bool {
+						rel, _ := filepath.Rel(root, p)
+						return slices.Contains(log, "write "+rel) && !slices.Contains(got.Deny, p)
+					})
+					if !slices.Equal(got.Deny, wantDeny) || !slices.Equal(got.ReadOnly, want.ReadOnly) {
 						t.Fatalf("round %d, access %v, after:\n%s\ntracked: deny %v read-only %v\nwalked:  deny %v read-only %v",
 							round, a, strings.Join(log, "\n"), got.Deny, got.ReadOnly, want.Deny, want.ReadOnly)
 					}

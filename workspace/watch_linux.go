@@ -35,15 +35,22 @@ import (
 //     again. File systems whose changes can come from elsewhere (NFS,
 //     FUSE, SMB, 9p) are walked whole before every command.
 //
+//   - A directory the walk does not enter (a repository, a denied one)
+//     made or moved into the tree makes the next preparation walk the
+//     whole tree, as does a file with other names made: their other
+//     names are counted.
+//
 // What inotify does not report: the link count of a file changed by a
-// name made or removed outside the watched directories. A file of the
-// workspace given another name outside it after the first walk is not
-// hidden until the next whole walk; its content was the workspace's.
+// name made, removed or moved where the walk does not go (outside the
+// roots, inside a repository or a denied directory) after the file was
+// looked at. A file of the workspace given another name there is not
+// hidden until the next whole walk (its content was the workspace's); one
+// that lost such a name stays hidden until then.
 
 // inotifyMask are the events the tree needs: changes of names, and of a
 // subdirectory's mode (which may make it unreadable).
 const inotifyMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_ATTRIB |
-	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
+	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
 // inotifyWatcher is one workspace's inotify instance, and its view of the
 // host's mounts.

@@ -28,20 +28,12 @@ type fileID struct {
 	born     int64
 }
 
-// sysID and sysLinks read a file's identity and link count from its
-// FileInfo.Sys().
+// sysID reads a file's identity from its FileInfo.Sys().
 func sysID(sys any) fileID {
 	if st, ok := sys.(*syscall.Stat_t); ok {
 		return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	}
 	return fileID{}
-}
-
-func sysLinks(sys any) int {
-	if st, ok := sys.(*syscall.Stat_t); ok {
-		return int(st.Nlink)
-	}
-	return 0
 }
 
 // withoutBirth is the identity as a FileInfo tells it.

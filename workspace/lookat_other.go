@@ -11,5 +11,5 @@ func lookAt(path string) (entryInfo, error) {
 	if err != nil {
 		return entryInfo{}, err
 	}
-	return entryInfo{mode: fi.Mode().Type(), id: sysID(fi.Sys()), links: sysLinks(fi.Sys())}, nil
+	return entryInfo{mode: fi.Mode().Type(), id: sysID(fi.Sys()), links: HardLinks(fi)}, nil
 }

@@ -98,6 +98,9 @@ func bwrapBase(network bool) []string {
 	return args
 }
 
+// bwrapDevices are the device files a sandbox shows.
+var bwrapDevices = []string{"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"}
+
 // jail is a sandbox built for one command.
 type jail struct {
 	mode    SandboxMode
@@ -192,7 +195,7 @@ func (s *Sandbox) build(dir string) (_ *jail, err error) {
 		read:     resolve(s.Read, false),
 		write:    resolve(s.Write, false),
 		readOnly: resolve(s.ReadOnly, false),
-		deny:     append(resolve(systemDeny, true), resolve(s.Deny, false)...),
+		deny:     append(readable(resolve(systemDeny, true)), resolve(s.Deny, false)...),
 	}
 	for _, list := range [][]sandboxPath{sp.system, sp.read, sp.write} {
 		for _, p := range list {
@@ -222,6 +225,20 @@ func (s *Sandbox) build(dir string) (_ *jail, err error) {
 
 type sandboxPaths struct {
 	system, read, write, readOnly, deny []sandboxPath
+}
+
+// readable keeps the system paths to hide that the program could read:
+// one its user may not read (/etc/shadow, to a user other than root) the
+// kernel keeps from it already, and hiding it would cost a mount
+// (bubblewrap) or a rule per entry of its directory (Landlock). Root reads
+// them all, its capabilities dropped or not: they are its own files.
+func readable(paths []sandboxPath) []sandboxPath {
+	if os.Geteuid() == 0 {
+		return paths
+	}
+	return slices.DeleteFunc(paths, func(p sandboxPath) bool {
+		return unix.Faccessat(unix.AT_FDCWD, p.real, unix.R_OK, unix.AT_EACCESS) != nil
+	})
 }
 
 // resolveSystem is resolve for system paths, keeping symbolic links as
@@ -481,11 +498,23 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 		}
 		return a.rank - b.rank
 	})
-	args := bwrapBase(j.network)
-	// A /dev of its own, read-only: bubblewrap's is a writable tmpfs of
-	// half the memory, /dev/shm included. A program that may write gets a
-	// /dev/shm in its private directory, as its /tmp.
-	args = append(args, "--dev", "/dev", "--proc", "/proc")
+	// A program that may write nowhere has no socket at all (the seccomp
+	// filter below): it shares the host's network namespace, which costs
+	// nothing to make, and sees only its configuration (/proc/net), as
+	// under Landlock. Another has a namespace of its own, with its own
+	// loopback, unless Network.
+	args := bwrapBase(j.network || !j.writes)
+	// A /dev of its own, read-only, with the devices programs use: not
+	// bubblewrap's --dev, a writable tmpfs of half the memory (/dev/shm
+	// included) with a terminal and pseudo-terminals, whose six bind
+	// mounts cost more than the rest of the sandbox. A program that may
+	// write gets a /dev/shm in its private directory, as its /tmp.
+	args = append(args, "--tmpfs", "/dev")
+	for _, d := range bwrapDevices {
+		args = append(args, "--dev-bind", d, d)
+	}
+	args = append(args, "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
+		"--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr", "--proc", "/proc")
 	if j.tmp != "" {
 		shm := filepath.Join(j.private, "shm")
 		if err := os.Mkdir(shm, 0o700); err != nil {
@@ -505,15 +534,16 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 	// the host's network namespace, its abstract sockets (an X server's, a
 	// container shim's, a D-Bus bus's), which no mount hides; no kernel
 	// keyring, which is the user's, not the namespace's; no io_uring.
-	// Other sockets are the network namespace's business: its own
-	// loopback without Network, the host's with it.
+	// Other sockets are the network namespace's business, for a program
+	// that may write: its own loopback without Network, the host's with
+	// it; one that may not has none.
 	if auditArch != 0 {
 		f, err := os.Create(filepath.Join(j.private, "seccomp"))
 		if err != nil {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		j.seccomp = f
-		if _, err := f.Write(seccompBytes(seccompProgram(alwaysDenied(), true))); err != nil {
+		if _, err := f.Write(seccompBytes(seccompProgram(alwaysDenied(), j.network || j.writes))); err != nil {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		args = append(args, "--seccomp", "3")

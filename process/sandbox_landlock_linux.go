@@ -127,15 +127,52 @@ func (b *rulesetBuilder) addExcept(path string, rights uint64, hidden []string) 
 		return
 	}
 	b.add(path, unix.LANDLOCK_ACCESS_FS_READ_DIR)
-	entries, err := os.ReadDir(path)
+	dir, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if e.Type()&os.ModeSymlink != 0 {
-			continue
+		sub := filepath.Join(path, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+		case e.IsDir() && slices.ContainsFunc(hidden, func(h string) bool { return within(sub, h) }):
+			b.addExcept(sub, rights, hidden)
+		case !slices.Contains(hidden, sub):
+			// Most entries: one rule, opened from the directory, its
+			// type from the listing.
+			b.addAt(int(dir.Fd()), e.Name(), e.IsDir(), rights)
 		}
-		b.addExcept(filepath.Join(path, e.Name()), rights, hidden)
+	}
+}
+
+// addAt grants rights on the entry name of the open directory dirfd, a
+// directory or not as isDir says: add, without resolving the whole path
+// again.
+func (b *rulesetBuilder) addAt(dirfd int, name string, isDir bool, rights uint64) {
+	if b.err != nil {
+		return
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if !isDir {
+		rights &= llFile
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights & b.handled, Parent_fd: int32(fd)}
+	if attr.Allowed_access == 0 {
+		return
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(b.fd), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		b.err = fmt.Errorf("process: sandbox: Landlock rule for %s: %w", name, errno)
 	}
 }
 

@@ -236,10 +236,8 @@ func applyLimits(p limitPlan, pid int, cg string, nproc bool) (*limitsApplied, e
 		if c.value <= 0 || *c.done || parent == "" {
 			continue
 		}
-		var id [8]byte
-		rand.Read(id[:])
-		dir := filepath.Join(parent, cgroupPrefix+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(id[:]))
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		dir := takeV1(parent)
+		if dir == "" {
 			continue
 		}
 		la.v1 = append(la.v1, dir)
@@ -286,26 +284,80 @@ type limitError struct{ err error }
 func (e *limitError) Error() string { return e.err.Error() }
 func (e *limitError) Unwrap() error { return e.err }
 
-// release removes the cgroup v1 directories, once the command's processes
-// are gone: any left (one that escaped the tree's sweeps) are killed.
+// release gives the cgroup v1 directories back, once the command's
+// processes are gone: any left (one that escaped the tree's sweeps) are
+// killed first.
 func (la *limitsApplied) release() {
 	if la == nil {
 		return
 	}
 	for _, dir := range la.v1 {
+		empty := false
 		for range 100 {
 			data, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 			pids := strings.Fields(string(data))
+			if len(pids) == 0 {
+				empty = true
+				break
+			}
 			for _, f := range pids {
 				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
-			if err := syscall.Rmdir(dir); err == nil || errors.Is(err, syscall.ENOENT) || len(pids) == 0 && !errors.Is(err, syscall.EBUSY) {
-				break
-			}
 			time.Sleep(time.Millisecond)
 		}
+		giveBackV1(dir, empty)
 	}
 	la.v1 = nil
+}
+
+// The cgroup v1 directories are kept for the next command, in a pool:
+// making and removing a memory cgroup costs milliseconds (its removal
+// waits for the kernel to let its charges go), more than the rest of a
+// Landlock sandbox. One is reused only empty; the limits are written for
+// each command. Their names say whose they are, for the next host to
+// remove them if this one dies.
+var v1Pool struct {
+	sync.Mutex
+	free map[string][]string // parent -> free directories
+}
+
+// maxV1Pool bounds the free directories kept per hierarchy.
+const maxV1Pool = 16
+
+func takeV1(parent string) string {
+	v1Pool.Lock()
+	if l := v1Pool.free[parent]; len(l) > 0 {
+		dir := l[len(l)-1]
+		v1Pool.free[parent] = l[:len(l)-1]
+		v1Pool.Unlock()
+		return dir
+	}
+	v1Pool.Unlock()
+	var id [8]byte
+	rand.Read(id[:])
+	dir := filepath.Join(parent, cgroupPrefix+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(id[:]))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return ""
+	}
+	return dir
+}
+
+func giveBackV1(dir string, empty bool) {
+	parent := filepath.Dir(dir)
+	v1Pool.Lock()
+	defer v1Pool.Unlock()
+	if empty && len(v1Pool.free[parent]) < maxV1Pool {
+		if v1Pool.free == nil {
+			v1Pool.free = map[string][]string{}
+		}
+		v1Pool.free[parent] = append(v1Pool.free[parent], dir)
+		return
+	}
+	if err := syscall.Rmdir(dir); err != nil && !errors.Is(err, syscall.ENOENT) {
+		stale.Lock()
+		stale.dirs = append(stale.dirs, dir)
+		stale.Unlock()
+	}
 }

@@ -36,7 +36,7 @@ Commands that only read run at once; others are shown to the user first, and des
 // write or a missing file.
 const (
 	sandboxedDescription = `
-Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; protected files (.env, keys, credentials) read as empty; a command that only reads cannot write anything, and one allowed to write can write only in the workspace and in TMPDIR; %s. A "read-only file system" or "permission denied" error comes from the sandbox: do not try to get around it.`
+Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; protected files (.env, keys, credentials) read as empty; a command that only reads cannot write anything, and one allowed to write can write only in the workspace and in TMPDIR, and in .git only when it runs git alone (run git add and git commit on their own, not after other programs); %s. A "read-only file system" or "permission denied" error comes from the sandbox: do not try to get around it.`
 	landlockDescription = `
 Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; a command that only reads cannot write anything, nor read protected files (.env, keys, credentials), and one allowed to write can write only in the workspace and in TMPDIR; %s. A "permission denied" error comes from the sandbox: do not try to get around it.`
 )

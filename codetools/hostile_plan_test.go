@@ -433,3 +433,38 @@ func TestHostileResources(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileGitHooks: a command that runs git alone runs the
+// repository's hooks, which run project code the model may have changed
+// before (husky's pre-commit running scripts/lint.sh): what that code
+// plants in .git (a commondir leading to a config of its own) is taken
+// away when the command ends, in every mode.
+func TestHostileGitHooks(t *testing.T) {
+	need(t, "git")
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		p := approved(t, mode, nil, nil)
+		hostGit(t, p.dir, "init", "-q")
+		hostGit(t, p.dir, "config", "core.hooksPath", ".husky")
+		hostGit(t, p.dir, "config", "user.email", "a@b")
+		hostGit(t, p.dir, "config", "user.name", "a")
+		p.write(t, ".husky/pre-commit", "#!/bin/sh\nsh scripts/lint.sh\n")
+		os.Chmod(filepath.Join(p.dir, ".husky/pre-commit"), 0o755)
+		p.write(t, "scripts/lint.sh", "exit 0\n")
+		ok(t, p.run("true"))
+		marker := filepath.Join(p.tmp, "PWNED")
+		ok(t, p.run(`printf 'cp -r .git evil; printf "[core]\\n\\tfsmonitor = \"touch `+marker+`; false\"\\n" >> evil/config; echo "$PWD/evil" > .git/commondir\n' > scripts/lint.sh`))
+		res := p.run("git add -A && git commit -qm planted")
+		t.Log(res.Text())
+		for _, args := range [][]string{{"status"}, {"log", "-1"}} {
+			c := exec.Command("git", append([]string{"-C", p.dir}, args...)...)
+			c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+p.tmp)
+			c.CombinedOutput()
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the person's git ran what a hook planted")
+		}
+		if _, err := os.Stat(filepath.Join(p.dir, ".git/commondir")); err == nil {
+			t.Errorf(".git/commondir is still there")
+		}
+	})
+}

@@ -27,8 +27,10 @@ type PrepareOptions struct {
 	VersionControl bool
 	// Mode is the sandbox the command runs in. Where it cannot keep a
 	// command that writes from the repositories (Landlock, and a mode
-	// not said), Done puts back what the command changed of their files
-	// that make git run programs (config, hooks, commondir…).
+	// not said), and for a command with VersionControl (git runs the
+	// repository's hooks), Done puts back what the command changed of
+	// their files that make git run programs (config, hooks,
+	// commondir…).
 	Mode process.SandboxMode
 }
 
@@ -89,7 +91,12 @@ func (w *Workspace) Prepare(ctx context.Context, a Access, opts *PrepareOptions)
 		return nil, fmt.Errorf("workspace: waiting for the other commands in the workspace to end: %w", err)
 	}
 	p := &Prepared{w: w, write: write, vcs: opts.VersionControl}
-	sb, err := p.prepare(opts.Mode != process.SandboxBubblewrap)
+	// What runs programs is kept, to be put back, where the sandbox cannot
+	// keep a command from it (Landlock), and for a command that runs
+	// version control alone: git runs the repository's hooks, project
+	// code that may write in .git too, where a file that is not there yet
+	// (commondir) could not be made read-only.
+	sb, err := p.prepare(opts.Mode != process.SandboxBubblewrap || opts.VersionControl)
 	if err != nil {
 		w.lock.unlock(write)
 		return nil, err

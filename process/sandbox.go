@@ -145,8 +145,11 @@ type Bounds struct {
 
 // Defaults of [Limits].
 const (
+	// DefaultMaxProcesses bounds a sandboxed command's processes and
+	// threads: a build's, a test suite's, not a fork bomb's.
 	DefaultMaxProcesses = 1024
-	DefaultMaxFileSize  = 1 << 30
+	// DefaultMaxFileSize bounds a file a sandboxed command writes: 1 GiB.
+	DefaultMaxFileSize = 1 << 30
 )
 
 // DefaultSystemPaths are the directories a sandboxed program may read and

@@ -3,15 +3,12 @@
 package workspace
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/toolbelt-go/tool/process"
 )
 
 // TestSandbox: the sandbox a command gets is built from the workspace's
@@ -124,17 +121,6 @@ func TestSandbox(t *testing.T) {
 	if got := rel(sb.ReadOnly); !slices.Equal(got, readOnly) {
 		t.Errorf("write: ReadOnly\n%v, want\n%v", got, readOnly)
 	}
-}
-
-// sandboxOf prepares a command's sandbox and lets the workspace go at
-// once.
-func sandboxOf(ws *Workspace, a Access, vcs bool) (*process.Sandbox, error) {
-	p, err := ws.Prepare(context.Background(), a, &PrepareOptions{VersionControl: vcs})
-	if err != nil {
-		return nil, err
-	}
-	p.Done()
-	return p.Sandbox(), nil
 }
 
 // TestSandboxAllowHardLinks: with hard links allowed, only the other

@@ -279,7 +279,7 @@ func (s *served[C]) wire(_ context.Context, req *sdk.CallToolRequest, task *tool
 				declared = len(t.Definition().OutputSchema) > 0
 			}
 			if out, err := toCallToolResult(req, task.Result, declared); err == nil {
-				w.Result, _ = json.Marshal(out)
+				w.Result, _ = completeResult(out)
 			} else {
 				w.Status, w.Result = string(tool.TaskFailed), nil
 				w.Error = &taskError{Code: int64(jsonrpc.CodeInternalError), Message: err.Error()}
@@ -303,6 +303,21 @@ func (s *served[C]) wire(_ context.Context, req *sdk.CallToolRequest, task *tool
 		w.InputRequests, _ = json.Marshal(requests)
 	}
 	return w
+}
+
+// completeResult is out as a completed task inlines it. A result of
+// 2026-07-28 carries its resultType ("complete"), which the SDK writes only
+// on the results it sends itself, not on one marshaled into a task: a
+// client that checks the inlined CallToolResult (ext-tasks) refused it.
+func completeResult(out *sdk.CallToolResult) (json.RawMessage, error) {
+	b, err := json.Marshal(out)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return b, err
+	}
+	if len(b) == 2 {
+		return json.RawMessage(`{"resultType":"complete"}`), nil
+	}
+	return append([]byte(`{"resultType":"complete",`), b[1:]...), nil
 }
 
 // listWithTasks adds execution.taskSupport to the listed tools that may or

@@ -196,11 +196,14 @@ func (s *served[C]) taskMethod(ctx context.Context, method string, req *sdk.Serv
 		return nil, errTasksRequired(method)
 	}
 	p := req.Params
-	if req.Extra != nil && req.Extra.Header != nil {
-		// SEP-2663 routes tasks/* by Mcp-Name, which must be the taskId
-		// (SEP-2243: a header that disagrees with the body is refused).
-		if name := req.Extra.Header.Get("Mcp-Name"); name != "" && name != p.TaskID {
-			return nil, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: "header mismatch: the Mcp-Name header is not params.taskId"}
+	if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get(protocolVersionHeader) >= protocolMultiRoundTrip {
+		// Over HTTP from 2026-07-28 on, SEP-2663 routes tasks/* by Mcp-Name,
+		// which must be the taskId, and a missing or disagreeing standard
+		// header is refused (SEP-2243). NewHTTPHandler refuses such a
+		// request before the SDK reads it (checkTaskHeaders, with 400);
+		// this is for the SDK's handler, served without it.
+		if why := taskNameMismatch(req.Extra.Header, method, p.TaskID); why != "" {
+			return nil, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}
 		}
 	}
 	creq := &sdk.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &sdk.CallToolParamsRaw{}}

@@ -1,0 +1,149 @@
+package toolmcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The standard headers of a request over streamable HTTP from protocol
+// 2026-07-28 on (SEP-2243): its method, and the name it acts on. SEP-2663
+// has a client set Mcp-Name to params.taskId on tasks/get, tasks/update
+// and tasks/cancel, so that a load balancer can send a task's requests to
+// the replica that holds it.
+const (
+	methodHeader = "Mcp-Method"
+	nameHeader   = "Mcp-Name"
+)
+
+// isTaskMethod reports whether method is one of the extension's methods
+// that name a task.
+func isTaskMethod(method string) bool {
+	return method == methodTasksGet || method == methodTasksUpdate || method == methodTasksCancel
+}
+
+// taskNameMismatch says why header does not name the task id, or "" when
+// it does. Missing and different are refused alike: the transport of
+// 2026-07-28 has a server refuse a request whose standard header is
+// missing or disagrees with its body (400, HeaderMismatch -32020).
+func taskNameMismatch(header http.Header, method, id string) string {
+	name := header.Get(nameHeader)
+	switch {
+	case name == "":
+		return "missing required Mcp-Name header for method " + method + ": it must be params.taskId (SEP-2663)"
+	case !headerNames(name, id):
+		return "header mismatch: the Mcp-Name header is not params.taskId"
+	}
+	return ""
+}
+
+// headerValue is s as a standard header carries it (SEP-2243): as it is
+// when it is printable ASCII without surrounding spaces, base64 in
+// "=?base64?...?=" otherwise.
+func headerValue(s string) string {
+	plain := strings.TrimSpace(s) == s
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7e
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
+// headerNames reports whether the header value h carries s, as it is or
+// in base64.
+func headerNames(h, s string) bool {
+	if h == s {
+		return true
+	}
+	enc, ok := strings.CutPrefix(h, "=?base64?")
+	if !ok {
+		return false
+	}
+	if enc, ok = strings.CutSuffix(enc, "?="); !ok {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	return err == nil && string(b) == s
+}
+
+// checkTaskHeaders refuses a tasks/get, tasks/update or tasks/cancel of
+// protocol 2026-07-28 or later whose Mcp-Name header is missing or is not
+// its params.taskId, as the SDK refuses such a tools/call (it checks the
+// header of tools/call, prompts/get and resources/read only): 400 Bad
+// Request, with a HeaderMismatch error. It reports whether the request
+// may go on; when it may not, it has answered it. The body is read only
+// for a request whose Mcp-Method names a task method (the SDK refuses one
+// whose Mcp-Method is not its method).
+func (h *httpHandler) checkTaskHeaders(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Header.Get(protocolVersionHeader) < protocolMultiRoundTrip || !isTaskMethod(r.Header.Get(methodHeader)) {
+		return true
+	}
+	if !h.readBody(w, r) {
+		return false
+	}
+	body, _ := io.ReadAll(r.Body) // in memory: readBody read it
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			TaskID string `json:"taskId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || !isTaskMethod(msg.Method) {
+		return true // not one request of a task method: the SDK answers it
+	}
+	why := taskNameMismatch(r.Header, msg.Method, msg.Params.TaskID)
+	if why == "" {
+		return true
+	}
+	id := msg.ID
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	resp, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(resp)
+	return false
+}
+
+// withTaskName returns req with the Mcp-Name header a tasks/* request of
+// 2026-07-28 must carry (its params.taskId), for the client side: the
+// SDK's client sets Mcp-Method on every request but Mcp-Name only on
+// tools/call, prompts/get and resources/read, and a server that routes or
+// checks tasks by it refuses the request without it (as toolmcp's does).
+// Other requests are returned as they are.
+func withTaskName(req *http.Request) *http.Request {
+	if req.Header.Get(nameHeader) != "" || !isTaskMethod(req.Header.Get(methodHeader)) || req.GetBody == nil {
+		return req
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return req
+	}
+	defer body.Close()
+	var msg struct {
+		Params struct {
+			TaskID string `json:"taskId"`
+		} `json:"params"`
+	}
+	if json.NewDecoder(body).Decode(&msg) != nil || msg.Params.TaskID == "" {
+		return req
+	}
+	named := req.Clone(req.Context())
+	named.Header.Set(nameHeader, headerValue(msg.Params.TaskID))
+	return named
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -17,9 +18,13 @@ import (
 const metaTask = metaPrefix + "task"
 
 // taskMeta moves the task of a CreateTaskResult (resultType "task") into
-// the result's _meta; other results are left as they are.
+// the result's _meta. The _meta of any other result loses the keys of
+// toolmcp's own prefix, as the guard's own lists do: a server's plain
+// result that carried a metaTask of its own would have been followed as a
+// task. Each member was read within the message's bounds, so the copy is
+// too (runTask checks what it follows).
 func taskMeta(members []member) []member {
-	var isTask bool
+	var isTask, hasMeta bool
 	task := map[string]json.RawMessage{}
 	for _, m := range members {
 		switch m.key {
@@ -27,13 +32,24 @@ func taskMeta(members []member) []member {
 			isTask = string(m.raw) == `"task"`
 		case "taskId", "status", "statusMessage", "pollIntervalMs", "ttlMs", "createdAt", "lastUpdatedAt":
 			task[m.key] = json.RawMessage(m.raw)
+		case "_meta":
+			hasMeta = true
 		}
 	}
-	if !isTask {
-		return members
+	switch {
+	case isTask:
+		return withMeta(members, map[string]any{metaTask: task})
+	case hasMeta:
+		return withMeta(members, nil)
 	}
-	return withMeta(members, map[string]any{metaTask: task})
+	return members
 }
+
+// maxTaskID bounds the taskId of a remote task RemoteTools follows: it is
+// sent back in every poll, and in a header (Mcp-Name). Task IDs are short
+// (toolmcp's are 32 characters; SEP-2663 asks only that they be
+// unguessable).
+const maxTaskID = 1 << 10
 
 // followsTasks says why RemoteTools cannot follow the tasks of cs's server,
 // or nil when it can: the tasks extension is of protocol 2026-07-28.
@@ -77,10 +93,17 @@ func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.R
 		}
 		return nil, &tool.Error{Message: "the MCP server could not run " + t.name + ": " + err.Error(), Cause: err}
 	}
-	created, _ := res.Meta[metaTask].(map[string]any)
-	id, _ := created["taskId"].(string)
-	if id == "" {
+	created, isTask := res.Meta[metaTask].(map[string]any)
+	if !isTask {
 		return fromRemoteResult(t.name, res), nil // the server answered at once
+	}
+	id, _ := created["taskId"].(string)
+	if id == "" || len(id) > maxTaskID {
+		// Nothing to poll, or to cancel, by: the call fails, saying so
+		// (it was taken for an empty result that the server answered at
+		// once; a taskId of megabytes was sent back in every poll).
+		return nil, &tool.Error{Message: fmt.Sprintf("the MCP server answered the call to %s with a task whose taskId is not a string of 1 to %d bytes, so it cannot be followed; "+
+			"whether it runs is up to the server", t.name, maxTaskID)}
 	}
 	poll := pollInterval(created["pollIntervalMs"])
 	for {

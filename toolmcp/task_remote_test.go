@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,5 +84,69 @@ func TestRemoteTaskTools(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the remote task was not cancelled")
+	}
+}
+
+// rawResult is a result a test server sends as it is.
+type rawResult struct {
+	sdk.ResultBase
+	raw string
+}
+
+func (r *rawResult) MarshalJSON() ([]byte, error) { return []byte(r.raw), nil }
+
+// A remote server's task handle that names no task RemoteTools can follow
+// (no taskId, an empty one, one of another type, one over 1 KiB) fails the
+// call, saying so, and nothing is polled. One without a taskId was taken
+// for an empty result the server gave at once (StatusOK, no content), and
+// a taskId of megabytes was sent back in every poll. A handle whose _meta
+// is null is followed (it brought the client down: the guard panicked).
+func TestRemoteTaskBadHandles(t *testing.T) {
+	for _, tc := range []struct{ name, handle, want string }{
+		{"without a taskId", `{"resultType":"task","status":"working"}`, "not a string of 1 to 1024 bytes"},
+		{"with an empty taskId", `{"resultType":"task","taskId":"","status":"working"}`, "not a string of 1 to 1024 bytes"},
+		{"with a number", `{"resultType":"task","taskId":12,"status":"working"}`, "not a string of 1 to 1024 bytes"},
+		{"with an object", `{"resultType":"task","taskId":{"id":"t1"},"status":"working"}`, "not a string of 1 to 1024 bytes"},
+		{"with a taskId of 2 KiB", `{"resultType":"task","taskId":"` + strings.Repeat("t", 2048) + `","status":"working"}`, "not a string of 1 to 1024 bytes"},
+		{"with a null _meta", `{"resultType":"task","taskId":"t1","status":"working","_meta":null}`, "could not be read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var polls atomic.Int32
+			server := sdk.NewServer(&sdk.Implementation{Name: "bad-handles", Version: "v1"}, nil)
+			reg, tasks := runsUntilCancelled(t)
+			AddTools(server, reg, &Options[struct{}]{Tasks: tasks})
+			// Added last, it is the first to see a request.
+			server.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+				return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+					switch method {
+					case "tools/call":
+						return &rawResult{raw: tc.handle}, nil
+					case methodTasksGet:
+						polls.Add(1)
+					}
+					return next(ctx, method, req)
+				}
+			})
+			hs := httptest.NewServer(NewHTTPHandler(server, nil))
+			t.Cleanup(hs.Close)
+			ctx := context.Background()
+			cs, err := NewClient(&sdk.Implementation{Name: "host", Version: "v1"}, nil).
+				Connect(ctx, Guard(&sdk.StreamableClientTransport{Endpoint: hs.URL}, nil), &sdk.ClientSessionOptions{ProtocolVersion: mrtrProtocol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			host := tool.NewRegistry[struct{}](nil)
+			if _, err := AddRemoteTools(ctx, host, cs, nil); err != nil {
+				t.Fatal(err)
+			}
+			res := host.Call(ctx, struct{}{}, tool.Request{Name: "wait"})
+			if res.Status == tool.StatusOK || !strings.Contains(res.Text(), tc.want) {
+				t.Errorf("%v %q, want a failure saying %q", res.Status, res.Text(), tc.want)
+			}
+			if n := polls.Load(); tc.want != "could not be read" && n != 0 {
+				t.Errorf("polled %d times a task it cannot name", n)
+			}
+		})
 	}
 }

@@ -71,6 +71,11 @@ func addTaskMethods(c *sdk.Client) {
 	}
 }
 
+// maxTaskReadFailures is how many tasks/get in a row may fail before
+// RemoteTools stops following a remote task (and asks it to stop): one
+// lost request does not end a call of an hour.
+const maxTaskReadFailures = 3
+
 // Polling bounds: a server's pollIntervalMs is kept within them.
 const (
 	minTaskPoll = 50 * time.Millisecond
@@ -106,12 +111,19 @@ func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.R
 			"whether it runs is up to the server", t.name, maxTaskID)}
 	}
 	poll := pollInterval(created["pollIntervalMs"])
+	answered := map[string]bool{} // the keys of the questions answered
+	failed := 0                   // reads failed in a row
+	// stop asks the server to stop the task it is no longer followed in:
+	// it would otherwise run on, its result read by no one.
+	stop := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_, _ = sdk.CallCustomMethod[*taskParams, *taskAck](cctx, t.cs, methodTasksCancel, taskRequest(id, nil))
+		cancel()
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_, _ = sdk.CallCustomMethod[*taskParams, *taskAck](cctx, t.cs, methodTasksCancel, taskRequest(id, nil))
-			cancel()
+			stop()
 			return nil, context.Cause(ctx)
 		case <-time.After(poll):
 		}
@@ -120,8 +132,13 @@ func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.R
 			if ctx.Err() != nil {
 				continue // cancelled while polling: cancel the task above
 			}
-			return nil, &tool.Error{Message: "the MCP server's task for " + t.name + " could not be read: " + err.Error(), Cause: err}
+			if failed++; failed < maxTaskReadFailures {
+				continue // read again at the next poll
+			}
+			stop()
+			return nil, &tool.Error{Message: fmt.Sprintf("the MCP server's task for %s could not be read %d times in a row, so it was asked to stop: %v", t.name, failed, err), Cause: err}
 		}
+		failed = 0
 		poll = pollInterval(float64(w.PollIntervalMs))
 		switch w.Status {
 		case string(tool.TaskCompleted):
@@ -139,10 +156,8 @@ func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.R
 		case string(tool.TaskCancelled):
 			return nil, &tool.Error{Message: "the MCP server cancelled its task for " + t.name, Cause: &RemoteError{Tool: t.name, Message: "cancelled"}}
 		case string(tool.TaskInputRequired):
-			if err := t.relayInput(ctx, id, w.InputRequests); err != nil {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				_, _ = sdk.CallCustomMethod[*taskParams, *taskAck](cctx, t.cs, methodTasksCancel, taskRequest(id, nil))
-				cancel()
+			if err := t.relayInput(ctx, id, w.InputRequests, answered); err != nil {
+				stop()
 				if ctx.Err() != nil {
 					return nil, context.Cause(ctx)
 				}
@@ -157,11 +172,23 @@ func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.R
 }
 
 // relayInput asks the questions of a remote task of the frontend that
-// follows this call's own task, and answers the remote task.
-func (t *remoteTool) relayInput(ctx context.Context, id string, raw json.RawMessage) error {
+// follows this call's own task, and answers the remote task. A question
+// already answered is not asked again: SEP-2663 lets a server acknowledge
+// tasks/update before its tasks/get shows the answer, and keys are never
+// reused within a task, so the same key is the same question (the person
+// was asked it again, and a second answer sent).
+func (t *remoteTool) relayInput(ctx context.Context, id string, raw json.RawMessage, answered map[string]bool) error {
 	var questions map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &questions); err != nil || len(questions) == 0 {
+	if err := json.Unmarshal(raw, &questions); err != nil {
 		return nil // nothing to answer yet: poll again
+	}
+	for k := range questions {
+		if answered[k] {
+			delete(questions, k)
+		}
+	}
+	if len(questions) == 0 {
+		return nil
 	}
 	answers, err := tool.AskInput(ctx, questions)
 	if errors.Is(err, tool.ErrNoTask) {
@@ -170,8 +197,13 @@ func (t *remoteTool) relayInput(ctx context.Context, id string, raw json.RawMess
 	if err != nil {
 		return err
 	}
-	_, err = sdk.CallCustomMethod[*taskParams, *taskAck](ctx, t.cs, methodTasksUpdate, taskRequest(id, answers))
-	return err
+	if _, err = sdk.CallCustomMethod[*taskParams, *taskAck](ctx, t.cs, methodTasksUpdate, taskRequest(id, answers)); err != nil {
+		return err
+	}
+	for k := range questions {
+		answered[k] = true
+	}
+	return nil
 }
 
 // taskCapabilities are the client capabilities a remote task's requests

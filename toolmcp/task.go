@@ -200,7 +200,7 @@ func (s *served[C]) taskMethod(ctx context.Context, method string, req *sdk.Serv
 		// Over HTTP from 2026-07-28 on, SEP-2663 routes tasks/* by Mcp-Name,
 		// which must be the taskId, and a missing or disagreeing standard
 		// header is refused (SEP-2243). NewHTTPHandler refuses such a
-		// request before the SDK reads it (checkTaskHeaders, with 400);
+		// request before the SDK reads it (checkTaskRequest, with 400);
 		// this is for the SDK's handler, served without it.
 		if why := taskNameMismatch(req.Extra.Header, method, p.TaskID); why != "" {
 			return nil, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}

@@ -22,6 +22,10 @@ const (
 	nameHeader   = "Mcp-Name"
 )
 
+// methodListen is the request a client of 2026-07-28 opens its stream of
+// notifications with (SEP-2575); SEP-2663 adds taskIds to what it may ask.
+const methodListen = "subscriptions/listen"
+
 // isTaskMethod reports whether method is one of the extension's methods
 // that name a task.
 func isTaskMethod(method string) bool {
@@ -74,16 +78,27 @@ func headerNames(h, s string) bool {
 	return err == nil && string(b) == s
 }
 
-// checkTaskHeaders refuses a tasks/get, tasks/update or tasks/cancel of
-// protocol 2026-07-28 or later whose Mcp-Name header is missing or is not
-// its params.taskId, as the SDK refuses such a tools/call (it checks the
-// header of tools/call, prompts/get and resources/read only): 400 Bad
-// Request, with a HeaderMismatch error. It reports whether the request
-// may go on; when it may not, it has answered it. The body is read only
-// for a request whose Mcp-Method names a task method (the SDK refuses one
-// whose Mcp-Method is not its method).
-func (h *httpHandler) checkTaskHeaders(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodPost || r.Header.Get(protocolVersionHeader) < protocolMultiRoundTrip || !isTaskMethod(r.Header.Get(methodHeader)) {
+// checkTaskRequest refuses what the tasks extension has a server refuse
+// in a request of protocol 2026-07-28 or later, where the SDK cannot:
+//
+//   - a tasks/get, tasks/update or tasks/cancel whose Mcp-Name header is
+//     missing or is not its params.taskId, as the SDK refuses such a
+//     tools/call (it checks the header of tools/call, prompts/get and
+//     resources/read only): 400 Bad Request, with HeaderMismatch;
+//   - a subscriptions/listen that asks for task status notifications
+//     (notifications.taskIds) from a client that did not declare the
+//     extension: -32021, naming it. (The SDK drops taskIds as it decodes
+//     the request; a client that declared the extension is acknowledged
+//     without them, as toolmcp sends no notifications/tasks: see
+//     docs/mcp.md.)
+//
+// It reports whether the request may go on; when it may not, it has
+// answered it. The body is read only for a request whose Mcp-Method is one
+// of those methods (the SDK refuses one whose Mcp-Method is not its
+// method).
+func (h *httpHandler) checkTaskRequest(w http.ResponseWriter, r *http.Request) bool {
+	method := r.Header.Get(methodHeader)
+	if r.Method != http.MethodPost || r.Header.Get(protocolVersionHeader) < protocolMultiRoundTrip || !isTaskMethod(method) && method != methodListen {
 		return true
 	}
 	if !h.readBody(w, r) {
@@ -96,13 +111,27 @@ func (h *httpHandler) checkTaskHeaders(w http.ResponseWriter, r *http.Request) b
 		Method string          `json:"method"`
 		Params struct {
 			TaskID string `json:"taskId"`
+			Meta   struct {
+				Capabilities *sdk.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
+			} `json:"_meta"`
+			Notifications struct {
+				TaskIDs json.RawMessage `json:"taskIds"`
+			} `json:"notifications"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) != nil || !isTaskMethod(msg.Method) {
-		return true // not one request of a task method: the SDK answers it
+	if json.Unmarshal(body, &msg) != nil || msg.Method != method {
+		return true // not one request of that method: the SDK answers it
 	}
-	why := taskNameMismatch(r.Header, msg.Method, msg.Params.TaskID)
-	if why == "" {
+	status, rpcErr := http.StatusOK, (*jsonrpc.Error)(nil)
+	switch {
+	case isTaskMethod(method):
+		if why := taskNameMismatch(r.Header, method, msg.Params.TaskID); why != "" {
+			status, rpcErr = http.StatusBadRequest, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}
+		}
+	case len(msg.Params.Notifications.TaskIDs) > 0 && string(msg.Params.Notifications.TaskIDs) != "null" && !declaresTasks(msg.Params.Meta.Capabilities):
+		rpcErr = errTasksRequired("Asking for task status notifications (notifications.taskIds)").(*jsonrpc.Error)
+	}
+	if rpcErr == nil {
 		return true
 	}
 	id := msg.ID
@@ -113,9 +142,9 @@ func (h *httpHandler) checkTaskHeaders(w http.ResponseWriter, r *http.Request) b
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   *jsonrpc.Error  `json:"error"`
-	}{"2.0", id, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}})
+	}{"2.0", id, rpcErr})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(status)
 	_, _ = w.Write(resp)
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -142,5 +143,67 @@ func TestWithTaskName(t *testing.T) {
 				t.Errorf("body %q, want it unread", b)
 			}
 		})
+	}
+}
+
+// listen opens a subscriptions/listen of 2026-07-28 asking for the status
+// of the task id, as a client that declares caps, and returns what the
+// stream brought: each message's method (the acknowledgement, the
+// result's "result") and params or error.
+func listen(t *testing.T, url, id string, caps map[string]any) (int, []map[string]json.RawMessage) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": methodListen, "params": map[string]any{
+		"notifications": map[string]any{"taskIds": []string{id}},
+		"_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    mrtrProtocol,
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "0"},
+			"io.modelcontextprotocol/clientCapabilities": caps,
+		},
+	}})
+	resp, text := post(t, url, string(body), map[string]string{"Mcp-Protocol-Version": mrtrProtocol, "Mcp-Method": methodListen})
+	var msgs []map[string]json.RawMessage
+	for _, line := range strings.Split(text, "\n") {
+		data, ok := strings.CutPrefix(line, "data:")
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			data, ok = line, line != ""
+		}
+		var m map[string]json.RawMessage
+		if ok && json.Unmarshal([]byte(data), &m) == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return resp.StatusCode, msgs
+}
+
+// SEP-2663: a client that asks for task status notifications on
+// subscriptions/listen without declaring the extension gets -32021,
+// naming it; it was acknowledged as any other listen. One that declared
+// it is acknowledged without taskIds: toolmcp agrees to send none (the SDK
+// cannot send notifications/tasks; docs/mcp.md says why).
+func TestTaskListen(t *testing.T) {
+	reg, tasks := runsUntilCancelled(t)
+	url, _ := serveHTTP(t, reg, &Options[struct{}]{Tasks: tasks}, nil)
+	id := startRawTask(t, url, "wait")
+
+	_, msgs := listen(t, url, id, map[string]any{})
+	if len(msgs) != 1 || !strings.Contains(string(msgs[0]["error"]), `"code":-32021`) || !strings.Contains(string(msgs[0]["error"]), TasksExtension) {
+		t.Errorf("without the extension: %s, want one -32021 naming %s", msgs, TasksExtension)
+	}
+
+	_, msgs = listen(t, url, id, map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}})
+	var acked bool
+	for _, m := range msgs {
+		if m["error"] != nil {
+			t.Errorf("with the extension: %s", m["error"])
+		}
+		if string(m["method"]) == `"notifications/subscriptions/acknowledged"` {
+			acked = true
+			if strings.Contains(string(m["params"]), "taskIds") {
+				t.Errorf("acknowledged %s, which agrees to task notifications toolmcp cannot send", m["params"])
+			}
+		}
+	}
+	if !acked {
+		t.Errorf("with the extension: %s, want an acknowledgement", msgs)
 	}
 }

@@ -85,9 +85,11 @@ const (
 // runTask calls a tool the server runs only as a task: the call declares
 // the tasks extension, and the task it starts is polled until it ends.
 // The caller's context cancels it (tasks/cancel). A question the task
-// asks is relayed to whoever follows the caller's own task
-// ([tool.AskInput]: the MCP client of a task toolmcp serves); a call that
-// is not a task cannot be asked, and the remote task is cancelled.
+// asks is relayed, once, to whoever follows the caller's own task
+// ([tool.AskInput]: the MCP client of a task toolmcp serves, a Go host
+// through Tasks.Answer); a call that is not a task cannot be asked, and
+// the remote task is cancelled, as it is when the caller's task ends
+// while it is asked, or when maxTaskReadFailures reads in a row fail.
 func (t *remoteTool) runTask(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
 	params.SetMeta(taskCapabilities())

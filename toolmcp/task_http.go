@@ -95,7 +95,9 @@ func headerNames(h, s string) bool {
 // It reports whether the request may go on; when it may not, it has
 // answered it. The body is read only for a request whose Mcp-Method is one
 // of those methods (the SDK refuses one whose Mcp-Method is not its
-// method).
+// method). The task methods' middleware checks Mcp-Name again on the
+// SDK's own reading of the body (taskMethod), so a body this reading
+// takes otherwise (a key written twice) gains nothing.
 func (h *httpHandler) checkTaskRequest(w http.ResponseWriter, r *http.Request) bool {
 	method := r.Header.Get(methodHeader)
 	if r.Method != http.MethodPost || r.Header.Get(protocolVersionHeader) < protocolMultiRoundTrip || !isTaskMethod(method) && method != methodListen {
@@ -115,7 +117,7 @@ func (h *httpHandler) checkTaskRequest(w http.ResponseWriter, r *http.Request) b
 				Capabilities *sdk.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
 			} `json:"_meta"`
 			Notifications struct {
-				TaskIDs json.RawMessage `json:"taskIds"`
+				TaskIDs []json.RawMessage `json:"taskIds"`
 			} `json:"notifications"`
 		} `json:"params"`
 	}
@@ -128,7 +130,7 @@ func (h *httpHandler) checkTaskRequest(w http.ResponseWriter, r *http.Request) b
 		if why := taskNameMismatch(r.Header, method, msg.Params.TaskID); why != "" {
 			status, rpcErr = http.StatusBadRequest, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}
 		}
-	case len(msg.Params.Notifications.TaskIDs) > 0 && string(msg.Params.Notifications.TaskIDs) != "null" && !declaresTasks(msg.Params.Meta.Capabilities):
+	case len(msg.Params.Notifications.TaskIDs) > 0 && !declaresTasks(msg.Params.Meta.Capabilities):
 		rpcErr = errTasksRequired("Asking for task status notifications (notifications.taskIds)").(*jsonrpc.Error)
 	}
 	if rpcErr == nil {

@@ -1,6 +1,7 @@
 package toolmcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -192,6 +193,9 @@ func (t *remoteTool) relayInput(ctx context.Context, id string, raw json.RawMess
 	if len(questions) == 0 {
 		return nil
 	}
+	for k, q := range questions {
+		questions[k] = escapeQuestion(q)
+	}
 	answers, err := tool.AskInput(ctx, questions)
 	if errors.Is(err, tool.ErrNoTask) {
 		return &tool.Error{Message: "the MCP server's task for " + t.name + " asked for input, which this call cannot relay (it does not run as a task a client follows), so it was cancelled"}
@@ -206,6 +210,51 @@ func (t *remoteTool) relayInput(ctx context.Context, id string, raw json.RawMess
 		answered[k] = true
 	}
 	return nil
+}
+
+// questionText names the members of a question that a person reads: a
+// remote server's words, escaped before they are shown, as its
+// descriptions are.
+var questionText = map[string]bool{"message": true, "title": true, "description": true, "enumNames": true}
+
+// escapeQuestion returns a remote task's question with what a person
+// reads of it escaped ([tool.EscapeModelText]): a control, bidirectional
+// or invisible character is shown, never used to make the question read
+// other than it is. The data it asks for (keys, enum values, defaults)
+// is left as it is. A question that is not JSON is passed on as it is:
+// the client refuses it.
+func escapeQuestion(q json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(q))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return q
+	}
+	b, err := json.Marshal(escapeText(v, false))
+	if err != nil {
+		return q
+	}
+	return b
+}
+
+// escapeText escapes the strings of v that are questionText (read is
+// true below such a member).
+func escapeText(v any, read bool) any {
+	switch v := v.(type) {
+	case string:
+		if read {
+			return tool.EscapeModelText(v)
+		}
+	case []any:
+		for i := range v {
+			v[i] = escapeText(v[i], read)
+		}
+	case map[string]any:
+		for k, m := range v {
+			v[k] = escapeText(m, questionText[k])
+		}
+	}
+	return v
 }
 
 // taskCapabilities are the client capabilities a remote task's requests

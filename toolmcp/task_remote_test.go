@@ -230,7 +230,7 @@ func TestRemoteTaskQuestions(t *testing.T) {
 	b := tool.NewRegistry[struct{}](nil)
 	b.MustAdd(tool.New(tool.Definition{Name: "build_for", Description: "Asks whose build, then builds.", Safety: tool.SafetyReadOnly, Task: tool.TaskMust},
 		func(ctx context.Context, _ struct{}) (string, error) {
-			got, err := AskInput(ctx, sdk.InputRequestMap{"owner": &sdk.ElicitParams{Message: "Whose build is it?",
+			got, err := AskInput(ctx, sdk.InputRequestMap{"owner": &sdk.ElicitParams{Message: "Whose build is it?\u202e",
 				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}})
 			if err != nil {
 				cancelled <- context.Cause(ctx)
@@ -303,6 +303,9 @@ func TestRemoteTaskQuestions(t *testing.T) {
 				asked[key] = true
 				if !strings.Contains(string(q), "Whose build is it?") || !strings.Contains(string(q), "elicitation/create") {
 					t.Errorf("the client was asked %s, want the remote tool's question", q)
+				}
+				if strings.Contains(string(q), "\u202e") || !strings.Contains(string(q), `it?\\u202e`) {
+					t.Errorf("the client was asked %s, want the remote server's hidden character shown, escaped", q)
 				}
 				answer := map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}
 				if _, reply := taskRPC(t, urlA, methodTasksUpdate, map[string]any{"taskId": id, "inputResponses": answer}, id); reply.Error != nil {

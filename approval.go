@@ -155,8 +155,8 @@ func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C]
 	def := call.Definition()
 	canonical := call.Args()
 	ar := ApprovalRequest{
-		Tool: call.Name, DisplayName: text.Visible(def.DisplayName(), true), CallID: text.Visible(call.ID, true),
-		Session: text.Visible(session, true), Args: canonical, ArgsText: text.Bound(text.Visible(string(canonical), false), maxPreviewText),
+		Tool: call.Name, DisplayName: text.VisibleExact(def.DisplayName(), true), CallID: text.VisibleExact(call.ID, true),
+		Session: text.VisibleExact(session, true), Args: canonical, ArgsText: text.Bound(text.VisibleExact(string(canonical), false), maxPreviewText),
 		Safety: as.safety, Tier: def.Tier, Requirement: as.req.visible(),
 	}
 

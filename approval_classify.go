@@ -63,7 +63,7 @@ type Requirement struct {
 // visible returns the requirement with its reason and scope made safe to
 // show (see text.Visible).
 func (r Requirement) visible() Requirement {
-	return Requirement{Mode: r.Mode, Reason: text.Visible(r.Reason, false), Scope: text.Visible(r.Scope, true)}
+	return Requirement{Mode: r.Mode, Reason: text.VisibleExact(r.Reason, false), Scope: text.VisibleExact(r.Scope, true)}
 }
 
 // Requirer is implemented by a tool that states a per-call approval

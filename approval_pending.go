@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,12 +35,15 @@ import (
 type PendingApprovalStore interface {
 	// Offer keeps p until keep (at or after p.Expires, so that a late or
 	// repeated answer can be told what became of it), listed under its
-	// session, p.Request.Session. Offering a state that is kept changes
+	// session, p.Session: the session as given, byte for byte, never
+	// p.Request.Session, which is made visible for showing and which two
+	// sessions can share. Offering a state that is kept changes
 	// nothing: an answered approval stays answered. An error wrapping
 	// [ErrPendingFull] refuses an approval past the store's bounds:
 	// at most [MaxPendingPerSession] unanswered approvals per session.
 	Offer(ctx context.Context, p *PendingApproval, keep time.Time) error
-	// List returns the approvals of session that are kept and not
+	// List returns the approvals of session (compared with
+	// PendingApproval.Session, byte for byte) that are kept and not
 	// answered, in no particular order. It may include approvals past
 	// their Expires that are still kept.
 	List(ctx context.Context, session string) ([]*PendingApproval, error)
@@ -47,6 +51,18 @@ type PendingApprovalStore interface {
 	// its answer (nil before). It returns an error wrapping
 	// [ErrPendingGone] when no approval is kept under state.
 	Get(ctx context.Context, state string) (*PendingApproval, *Decision, error)
+	// Sessions lists the sessions that have unanswered approvals, a page
+	// at a time, so that a page of approvals can find those a person may
+	// answer without the host listing that person's sessions
+	// (approvalweb's Options.MayAnswer). Start with cursor ""; pass the
+	// next cursor it returns to read on; next is "" after the last page.
+	// A page holds about limit sessions (a store may return a few more or
+	// fewer; limit ≤ 0 means a store's default). Over a whole read, every
+	// session that has an unanswered approval throughout it is listed at
+	// least once; a session may be listed twice, or when its approvals
+	// were answered, until they are no longer kept. Each session is as
+	// given (PendingApproval.Session).
+	Sessions(ctx context.Context, cursor string, limit int) (sessions []string, next string, err error)
 	// Answer records d as the answer to the approval kept under state, and
 	// reports whether it was the first answer: of any number of answers,
 	// from any replica, exactly one is recorded, and Get returns that one.
@@ -104,7 +120,7 @@ type MemoryPendingApprovalStore struct {
 	max      int
 	used     int
 	entries  map[string]*list.Element            // by state, of *pendingEntry
-	sessions map[string]map[string]*pendingEntry // by session, then state
+	sessions map[string]map[string]*pendingEntry // by session (raw), then state
 	order    list.List                           // as offered, oldest first
 }
 
@@ -135,7 +151,7 @@ func (m *MemoryPendingApprovalStore) Offer(_ context.Context, p *PendingApproval
 	for f := m.order.Front(); f != nil && !now.Before(f.Value.(*pendingEntry).keep); f = m.order.Front() {
 		m.remove(f)
 	}
-	session := p.Request.Session
+	session := p.Session
 	waiting, waitingBytes := 0, 0
 	for _, o := range m.sessions[session] {
 		if o.answer == nil && now.Before(o.keep) {
@@ -177,7 +193,7 @@ func (m *MemoryPendingApprovalStore) sweep(now time.Time) {
 func (m *MemoryPendingApprovalStore) remove(el *list.Element) {
 	e := m.order.Remove(el).(*pendingEntry)
 	delete(m.entries, e.p.State)
-	s := e.p.Request.Session
+	s := e.p.Session
 	delete(m.sessions[s], e.p.State)
 	if len(m.sessions[s]) == 0 {
 		delete(m.sessions, s)
@@ -212,6 +228,40 @@ func (m *MemoryPendingApprovalStore) List(_ context.Context, session string) ([]
 		}
 	}
 	return out, nil
+}
+
+// defaultSessionsPage is the page of Sessions when its limit is 0.
+const defaultSessionsPage = 1000
+
+// Sessions implements [PendingApprovalStore]. The sessions come in byte
+// order; the cursor is "+" and the last session of the page before (so
+// that the session "" is a cursor too).
+func (m *MemoryPendingApprovalStore) Sessions(_ context.Context, cursor string, limit int) ([]string, string, error) {
+	if limit <= 0 {
+		limit = defaultSessionsPage
+	}
+	after, started := strings.CutPrefix(cursor, "+")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	var out []string
+	for s, entries := range m.sessions {
+		if started && s <= after {
+			continue
+		}
+		for _, e := range entries {
+			if e.answer == nil && now.Before(e.keep) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	if len(out) <= limit {
+		return out, "", nil
+	}
+	out = out[:limit]
+	return out, "+" + out[limit-1], nil
 }
 
 // Get implements [PendingApprovalStore].
@@ -261,7 +311,7 @@ func (m *MemoryPendingApprovalStore) Len() int {
 // entry's bookkeeping.
 func pendingCost(p *PendingApproval) int {
 	r := &p.Request
-	n := pendingEntryCost + len(p.State) + len(r.Tool) + len(r.DisplayName) + len(r.CallID) + len(r.Session) +
+	n := pendingEntryCost + len(p.State) + len(r.Tool) + len(r.DisplayName) + len(r.CallID) + len(r.Session) + len(p.Session) +
 		len(r.Args) + len(r.ArgsText) + len(r.Requirement.Reason) + len(r.Requirement.Scope) +
 		len(r.Preview.Title) + len(r.Preview.Summary)
 	for _, e := range r.Preview.Edits {

@@ -16,7 +16,7 @@ import (
 )
 
 func pendingOf(session, state string, size int) *tool.PendingApproval {
-	return &tool.PendingApproval{State: state, Expires: time.Now().Add(time.Minute), Request: tool.ApprovalRequest{
+	return &tool.PendingApproval{State: state, Expires: time.Now().Add(time.Minute), Session: session, Request: tool.ApprovalRequest{
 		Tool: "edit_file", Session: session, Args: json.RawMessage(`{}`),
 		Preview: tool.Preview{Edits: []tool.Edit{{Path: "a", New: strings.Repeat("x", size)}}, Locations: []string{"a"}},
 	}}
@@ -123,4 +123,30 @@ func TestMemoryPendingApprovalStoreKeepsCopies(t *testing.T) {
 	_, answer, err := m.Get(ctx, "a")
 	require.NoError(t, err)
 	assert.Equal(t, `{"x":1}`, string(answer.Args))
+}
+
+// Sessions that read the same once escaped are two sessions: each has its
+// own list and its own bound. Before, the store keyed sessions by
+// Request.Session, escaped for showing, so the session of the text
+// team\u202e listed, and filled, the session team followed by a real
+// U+202E.
+func TestMemoryPendingApprovalStoreKeysRawSessions(t *testing.T) {
+	ctx := context.Background()
+	m := tool.NewMemoryPendingApprovalStore(0)
+	shown := `team\u202e`
+	for i := range tool.MaxPendingPerSession {
+		p := pendingOf(`team\u202e`, fmt.Sprint("literal-", i), 10)
+		p.Request.Session = shown
+		require.NoError(t, m.Offer(ctx, p, time.Now().Add(time.Minute)))
+	}
+	p := pendingOf("team\u202e", "real", 10)
+	p.Request.Session = shown
+	require.NoError(t, m.Offer(ctx, p, time.Now().Add(time.Minute)), "the other session's bound is its own")
+	got, err := m.List(ctx, "team\u202e")
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "real", got[0].State)
+	got, err = m.List(ctx, `team\u202e`)
+	require.NoError(t, err)
+	assert.Len(t, got, tool.MaxPendingPerSession)
 }

@@ -8,7 +8,12 @@ import (
 	"github.com/toolbelt-go/tool/internal/text"
 )
 
-// Preview is what an approver is shown of a call before it runs.
+// Preview is what an approver is shown of a call before it runs. In the
+// preview an approver gets, every string has control, bidirectional and
+// zero-width characters written as escapes (\x1b, \u202e), and a run of
+// backslashes the tool wrote before text that reads as an escape is
+// doubled (the six characters \u202e are written \\u202e), so that what
+// an approver reads says exactly what the tool wrote.
 type Preview struct {
 	// Title is a one-line heading ("Edit main.go").
 	Title string
@@ -65,7 +70,13 @@ const (
 // from its arguments. Every string is made safe to show (see visible).
 func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], argsText string) Preview {
 	def := call.Definition()
-	basic := Preview{Title: def.DisplayName(), Summary: argsText, Basic: true}
+	// The arguments are shown as JSON text, made visible already (JSON's
+	// own escapes tell a real U+202E from the text \u202e).
+	basic := Preview{Title: def.DisplayName(), Basic: true}
+	withArgs := func(p Preview) Preview {
+		p.Summary = argsText
+		return p
+	}
 	// The tree is built here, on the call's goroutine: the describer only
 	// reads it.
 	var run func(ctx context.Context) (Preview, error)
@@ -76,7 +87,7 @@ func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], args
 		v := call.tree()
 		run = func(ctx context.Context) (Preview, error) { return d.Describe(ctx, v) }
 	} else {
-		return basic.visible()
+		return withArgs(basic.visible())
 	}
 	type answer struct {
 		p   Preview
@@ -90,7 +101,7 @@ func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], args
 	})
 	p := ans.p
 	if outcome != hookOK || ans.err != nil {
-		p = basic
+		return withArgs(basic.visible())
 	}
 	if p.Title == "" {
 		p.Title = def.DisplayName()
@@ -100,17 +111,20 @@ func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], args
 
 // visible returns the preview with control, bidirectional and zero-width
 // characters shown as escapes, so what the approver reads is what the bytes
-// say, and every field bounded.
+// say, and every field bounded. The escapes read back exactly: a run of
+// backslashes the tool wrote before text that reads as an escape is
+// doubled, so that a real U+202E (\u202e) and the six characters \u202e
+// (\\u202e) never look the same.
 func (p Preview) visible() Preview {
-	p.Title = text.Bound(text.Visible(p.Title, true), maxPreviewLine)
-	p.Summary = text.Bound(text.Visible(p.Summary, false), maxPreviewText)
+	p.Title = text.Bound(text.VisibleExact(p.Title, true), maxPreviewLine)
+	p.Summary = text.Bound(text.VisibleExact(p.Summary, false), maxPreviewText)
 	if len(p.Edits) > 0 {
 		edits := make([]Edit, len(p.Edits))
 		for i, e := range p.Edits {
 			edits[i] = Edit{
-				Path: text.Bound(text.Visible(e.Path, true), maxPreviewLine),
-				Old:  text.Bound(text.Visible(e.Old, false), maxPreviewText),
-				New:  text.Bound(text.Visible(e.New, false), maxPreviewText),
+				Path: text.Bound(text.VisibleExact(e.Path, true), maxPreviewLine),
+				Old:  text.Bound(text.VisibleExact(e.Old, false), maxPreviewText),
+				New:  text.Bound(text.VisibleExact(e.New, false), maxPreviewText),
 			}
 		}
 		p.Edits = edits
@@ -118,7 +132,7 @@ func (p Preview) visible() Preview {
 	if len(p.Locations) > 0 {
 		locs := make([]string, 0, min(len(p.Locations), maxLocations))
 		for _, l := range p.Locations[:min(len(p.Locations), maxLocations)] {
-			locs = append(locs, text.Bound(text.Visible(l, true), maxPreviewLine))
+			locs = append(locs, text.Bound(text.VisibleExact(l, true), maxPreviewLine))
 		}
 		p.Locations = locs
 	}

@@ -47,6 +47,28 @@ func TestApprovalRequestAndPreview(t *testing.T) {
 	assert.Contains(t, r.Preview.Title, `\u202e`)
 }
 
+// A real U+202E and the six characters \u202e the tool wrote never look
+// the same to an approver (nor an ESC byte and the text \x1b): before,
+// both read \u202e, and a page could not show them apart.
+func TestPreviewEscapesReadBackExactly(t *testing.T) {
+	f := newFixture(t, tool.ApprovalOptions[struct{}]{}, tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce(), tooltest.AllowOnce())
+	seen := map[string]string{}
+	for _, c := range []struct{ name, path string }{
+		{"a real U+202E", `a\u202eb`}, {"the text \\u202e", `a\\u202eb`},
+		{"an ESC byte", `a\u001bb`}, {"the text \\x1b", `a\\x1bb`},
+	} {
+		tooltest.WantOK(t, f.call("c-"+c.name, "write_file", `{"path":"`+c.path+`","content":"x"}`))
+		reqs := f.approver.Requests()
+		title := reqs[len(reqs)-1].Preview.Title
+		if other, ok := seen[title]; ok {
+			t.Errorf("%s and %s are both shown as %q", other, c.name, title)
+		}
+		seen[title] = c.name
+	}
+	assert.Contains(t, seen, `Edit a\u202eb`)
+	assert.Contains(t, seen, `Edit a\\u202eb`)
+}
+
 // A Describer learns the call it describes, as the tool does when it
 // runs: a toolset serving many sessions keys its memory by session.
 func TestDescribeKnowsItsCall(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -215,7 +216,10 @@ func TestPreflightIsBoundedInTime(t *testing.T) {
 	t.Run("preflight stops when the call's context is done", func(t *testing.T) {
 		r := tool.NewRegistry[struct{}](&tool.RegistryOptions{AllowCostlySchemas: true})
 		rec := &rawRecorder{}
-		require.NoError(t, r.Add(rec.tool("c", `{"type":"object","properties":{"s":{"type":"array","items":{"type":"string","pattern":"[a-z]{1,300}@x\\.com"}}}}`)))
+		// The pattern is new to the process each run: a pattern compiled
+		// once is matched far faster afterwards, and the run must be slow.
+		pattern := fmt.Sprintf(`[a-z]{1,300}@x\\.com|q%dq`, time.Now().UnixNano())
+		require.NoError(t, r.Add(rec.tool("c", `{"type":"object","properties":{"s":{"type":"array","items":{"type":"string","pattern":"`+pattern+`"}}}}`)))
 		long := strings.Repeat("abcdefgh", 4<<10) // 32 KiB per string
 		args := `{"s":["` + long + `","` + long + `","` + long + `"]}`
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

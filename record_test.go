@@ -318,16 +318,18 @@ func TestClaimBelongsToItsCall(t *testing.T) {
 	})
 	t.Run("a call that waits to start keeps its claim past the lease", func(t *testing.T) {
 		r := newRecorded(t, nil)
-		tool.SetRecordLease(r.reg, 50*time.Millisecond)
+		// A lease long beside a loaded machine's scheduling delays (its
+		// renewals come every quarter of it), short beside the wait.
+		tool.SetRecordLease(r.reg, 400*time.Millisecond)
 		release := make(chan struct{})
 		r.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(func(ctx context.Context, _ tool.ApprovalRequest) (tool.Decision, error) {
 			<-release
 			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
 		})}))
-		first := make(chan *tool.Result)
+		first := make(chan *tool.Result, 1)
 		go func() { first <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
-		time.Sleep(300 * time.Millisecond) // six leases
-		twin := make(chan *tool.Result)
+		time.Sleep(1200 * time.Millisecond) // three leases
+		twin := make(chan *tool.Result, 1)
 		go func() { twin <- r.call("c1", "conv", "write", `{"line":"a"}`) }()
 		time.Sleep(100 * time.Millisecond)
 		close(release) // the twin, had it claimed the ID, waits for approval too

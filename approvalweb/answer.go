@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -102,14 +101,26 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, *why)
 		return
 	}
-	list, err := h.sessions(r)
-	if err != nil {
-		h.refuse(w, r, refusedForbidden)
-		return
+	if h.sessions != nil { // a person the host does not know is told so first
+		if _, err := h.sessions(r); err != nil {
+			h.refuse(w, r, refusedForbidden)
+			return
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
 	p, answered, err := h.store.Get(ctx, f.state)
+	if err == nil && p.State != f.state {
+		err = tool.ErrPendingGone
+	}
+	var mine bool
+	if err == nil {
+		var why *refusal
+		if mine, why = h.may(r, p.Session); why != nil {
+			h.refuse(w, r, *why)
+			return
+		}
+	}
 	switch {
 	case errors.Is(err, tool.ErrPendingGone):
 		h.refuse(w, r, refusedForged)
@@ -117,7 +128,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		h.refuse(w, r, refusedUnavailable)
 		return
-	case p.State != f.state || !slices.Contains(list, p.Request.Session):
+	case !mine:
 		// Not the person's to answer: said as for a state never offered,
 		// so that the answer does not tell whether it exists.
 		h.refuse(w, r, refusedForged)
@@ -129,7 +140,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, refusedExpired)
 		return
 	}
-	d, why := h.decision(f, &p.Request)
+	d, why := h.decision(f, p)
 	if why != nil {
 		h.refuse(w, r, *why)
 		return
@@ -214,23 +225,26 @@ func (h *Handler) readForm(w http.ResponseWriter, r *http.Request) (form, *refus
 	return f, nil
 }
 
-// decision is the answer f gives to req, if it is one the page offers for
-// it.
-func (h *Handler) decision(f form, req *tool.ApprovalRequest) (tool.Decision, *refusal) {
+// decision is the answer f gives to p, if it is one the page offers for
+// it: the same rule ([Handler.offerFor]) decides what the page shows.
+func (h *Handler) decision(f form, p *tool.PendingApproval) (tool.Decision, *refusal) {
 	d := tool.Decision{Kind: decisions[f.decision]}
-	switch d.Kind {
-	case tool.DecisionAllowAlways:
-		if !alwaysOffered(req) {
-			why := refusedNotOffered.with("This answer was refused: \"allow always\" is not offered for this call. Allow it once, or deny it.")
-			return d, &why
+	if o := h.offerFor(p); !o.offers(d.Kind) {
+		why := refusedNotOffered
+		switch {
+		case o.TooLarge != "":
+			why = why.with("This answer was refused: this call cannot be allowed here. " + o.TooLarge)
+		case d.Kind == tool.DecisionAllowAlways:
+			why = why.with("This answer was refused: \"allow always\" is not offered for this call. Allow it once, or deny it.")
+		case d.Kind == tool.DecisionEdit:
+			why = why.with("This answer was refused: the arguments of this call may not be edited here.")
 		}
+		return d, &why
+	}
+	switch d.Kind {
 	case tool.DecisionDeny:
 		d.Reason = f.reason
 	case tool.DecisionEdit:
-		if !h.editable(req) {
-			why := refusedNotOffered.with("This answer was refused: the arguments of this call may not be edited.")
-			return d, &why
-		}
 		if err := checkArgs(f.args); err != nil {
 			why := refusedMalformed.with("This answer was refused: the edited arguments " + err.Error() + ". Correct them and send again.")
 			return d, &why

@@ -191,7 +191,7 @@ func answer(state, decision string) url.Values {
 
 func TestAnswerExpired(t *testing.T) {
 	f := newFixture(t, nil)
-	p := &tool.PendingApproval{State: "expired-state", Expires: time.Now().Add(-time.Second),
+	p := &tool.PendingApproval{State: "expired-state", Expires: time.Now().Add(-time.Second), Session: "conv-ada",
 		Request: tool.ApprovalRequest{Tool: "write_note", Session: "conv-ada", Args: []byte(`{}`), ArgsText: `{}`}}
 	require.NoError(t, f.page.Offer(context.Background(), p))
 	status, a := f.post("ada", answer(p.State, "allow_once"), nil)
@@ -279,4 +279,41 @@ func (failingStore) Get(context.Context, string) (*tool.PendingApproval, *tool.D
 }
 func (failingStore) Answer(context.Context, string, tool.Decision) (bool, error) {
 	return false, errUnreachable
+}
+
+// Sessions are compared as they were given, never as the page shows
+// them: the person whose session is the text team\u202e neither sees nor
+// answers the calls of the session team followed by a real U+202E, which
+// reads the same once escaped. Before, the page compared the escaped
+// names, and the answer ran the other session's call.
+func TestAnswerComparesRawSessions(t *testing.T) {
+	const literal, withChar = `team\u202e`, "team\u202e"
+	f := newFixture(t, &approvalweb.Options{
+		Sessions: func(r *http.Request) ([]string, error) {
+			if r.Header.Get(personHeader) == "mallory" {
+				return []string{literal}, nil
+			}
+			return []string{withChar}, nil
+		},
+		Editable: func(*tool.ApprovalRequest) bool { return true },
+	})
+	p := f.deferred(withChar, "write_note", `{"path":"team.md","text":"x"}`)
+	require.Equal(t, literal, p.Request.Session, "the two sessions read the same once escaped")
+
+	_, page := f.get("mallory", "")
+	assert.NotContains(t, page, "team.md", "the other session's call is not shown")
+	_, list := f.get("mallory", "pending.json")
+	assert.JSONEq(t, `[]`, list)
+	status, a := f.post("mallory", answer(p.State, "allow_once"), nil)
+	assert.Equal(t, http.StatusForbidden, status)
+	assert.Equal(t, "forged", a.Code)
+	assert.Nil(t, f.answerOf(p.State), "the answer was not recorded")
+
+	_, page = f.get("ada", "")
+	assert.Contains(t, page, "team.md", "the session's own person sees it")
+	status, a = f.post("ada", answer(p.State, "allow_once"), nil)
+	assert.Equal(t, http.StatusOK, status, a.Message)
+}
+func (failingStore) Sessions(context.Context, string, int) ([]string, string, error) {
+	return nil, "", errUnreachable
 }

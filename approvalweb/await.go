@@ -103,12 +103,27 @@ func (h *Handler) Await(ctx context.Context, p *tool.PendingApproval) (*tool.App
 	if err := h.Offer(ctx, p); err != nil {
 		return nil, err
 	}
+	defer h.watch(p)()
+	// When no open page may answer it for unwatchedAfter, say so, once.
+	var unwatched time.Time // since when; zero while a page may answer it
+	warned := false
 	timer := time.NewTimer(h.poll)
 	defer timer.Stop()
 	for {
 		wake := h.changes.wait() // before the look, so that no change is missed
 		if d, ok := h.answerOf(ctx, p); ok {
 			return &tool.ApprovalAnswer{State: p.State, Decision: d, Answerer: Answerer}, nil
+		}
+		if !warned {
+			switch now := time.Now(); {
+			case h.watched(p.Session):
+				unwatched = time.Time{}
+			case unwatched.IsZero():
+				unwatched = now
+			case now.Sub(unwatched) >= unwatchedAfter:
+				h.warnUnwatched(ctx, p)
+				warned = true
+			}
 		}
 		if !time.Now().Before(p.Expires) {
 			d := tool.Decision{Kind: tool.DecisionDeny, Reason: reasonNoAnswer}
@@ -118,7 +133,11 @@ func (h *Handler) Await(ctx context.Context, p *tool.PendingApproval) (*tool.App
 			}
 			continue // someone answered at the last moment: read theirs
 		}
-		timer.Reset(min(h.poll, time.Until(p.Expires)))
+		next := min(h.poll, time.Until(p.Expires))
+		if !warned && !unwatched.IsZero() {
+			next = min(next, max(time.Until(unwatched.Add(unwatchedAfter)), 0))
+		}
+		timer.Reset(next)
 		select {
 		case <-ctx.Done():
 			// Off the page, so that no one answers a call no one waits for.
@@ -173,4 +192,19 @@ func (h *Handler) answer(ctx context.Context, state string, d tool.Decision) (bo
 		h.changed()
 	}
 	return first, err
+}
+
+// Pending returns the approvals that wait for an answer in session (as it
+// was given to the calls: [tool.PendingApproval].Session), those that
+// expire first first: what the page lists for that session, to show or
+// answer from the host's own code ([Handler.Answer] with their State),
+// here or on any replica that shares the store. A session holds at most
+// [tool.MaxPendingPerSession] of them (a store shared by replicas may let
+// a few more in at once).
+func (h *Handler) Pending(ctx context.Context, session string) ([]*tool.PendingApproval, error) {
+	ps, err := h.list(ctx, session)
+	if err != nil {
+		return nil, fmt.Errorf("approvalweb: the pending approvals could not be read: %w", err)
+	}
+	return sortWaiting(ps, time.Now()), nil
 }

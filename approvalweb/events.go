@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,15 +28,18 @@ const (
 )
 
 // serveEvents streams the changes to the approvals the person may see, as
-// server-sent events: "add" (data: {"id","html"}) for an approval that
-// waits, "remove" (data: its id) for one answered, withdrawn or expired,
-// "trouble" and "ok" when the store stops and starts answering. The page
-// says which approvals it shows already in ?have=id,id,…; the first events
-// bring it up to date.
+// server-sent events: "add" (data: {"id","html"}) for an approval the page
+// should show, "remove" (data: its id) for one answered, withdrawn or
+// expired, "leave" (data: its id) for one that waits on another page of
+// the list now, "count" (data: how many
+// wait for the person) when that changes, "trouble" and "ok" when the
+// store stops and starts answering. The page says which approvals it
+// shows already in ?have=id,id,…, and which it shows: ?page=N of the list,
+// or ?id= of one approval; the first events bring it up to date.
 func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
-	sessions, _, err := h.sessionsOf(r)
-	if err != nil {
-		h.refuse(w, r, refusedForbidden)
+	sessions, _, why := h.sessionsOf(r)
+	if why != nil {
+		h.refuse(w, r, *why)
 		return
 	}
 	person := personOf(sessions)
@@ -46,7 +50,9 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.releaseStream(person)
-	shown := map[string]bool{}
+	q := r.URL.Query()
+	page, single := q.Get("page"), q.Get("id")
+	shown, total := map[string]bool{}, -1
 	have := strings.SplitN(r.URL.Query().Get("have"), ",", maxHave+1)
 	for _, id := range have[:min(len(have), maxHave)] {
 		if len(id) == 32 {
@@ -78,7 +84,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sub := h.hub.subscribe(sessions)
+	sub := h.hub.subscribe(r, sessions)
 	defer h.hub.unsubscribe(sub)
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
@@ -109,7 +115,13 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			trouble = false
-			if h.sendChanges(send, shown, v.items) != nil {
+			if len(v.items) != total {
+				if send("count", strconv.Itoa(len(v.items))) != nil {
+					return
+				}
+				total = len(v.items)
+			}
+			if h.sendChanges(send, shown, v.items, shownOf(v.items, page, single), single != "") != nil {
 				return
 			}
 		}
@@ -149,9 +161,26 @@ func (h *Handler) releaseStream(person string) {
 	}
 }
 
+// shownOf returns the approvals of waiting (sorted) a page shows: those of
+// its page of the list, or the one approval of its own page (id).
+func shownOf(waiting []*tool.PendingApproval, page, id string) []*tool.PendingApproval {
+	if id != "" {
+		for _, p := range waiting {
+			if idOf(p.State) == id {
+				return []*tool.PendingApproval{p}
+			}
+		}
+		return nil
+	}
+	_, from, to := window(len(waiting), page)
+	return waiting[from:to]
+}
+
 // sendChanges sends what changed between the approvals the page shows and
-// those that wait, and updates shown.
-func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, waiting []*tool.PendingApproval) error {
+// those it should show of all that wait (whole, on the page of one
+// approval), and updates shown: "remove" for one that no longer waits,
+// "leave" for one that waits on another page of the list now.
+func (h *Handler) sendChanges(send func(event, data string) error, shown map[string]bool, all, waiting []*tool.PendingApproval, whole bool) error {
 	now := map[string]bool{}
 	for _, p := range waiting {
 		id := idOf(p.State)
@@ -159,7 +188,7 @@ func (h *Handler) sendChanges(send func(event, data string) error, shown map[str
 		if shown[id] {
 			continue
 		}
-		html, err := h.itemHTML(p)
+		html, err := h.itemHTML(p, whole)
 		if err != nil {
 			continue
 		}
@@ -172,13 +201,25 @@ func (h *Handler) sendChanges(send func(event, data string) error, shown map[str
 		}
 		shown[id] = true
 	}
+	var still map[string]bool // of all, those that wait, when one left the page
 	for id := range shown {
-		if !now[id] {
-			if err := send("remove", id); err != nil {
-				return err
-			}
-			delete(shown, id)
+		if now[id] {
+			continue
 		}
+		if still == nil {
+			still = map[string]bool{}
+			for _, p := range all {
+				still[idOf(p.State)] = true
+			}
+		}
+		event := "remove"
+		if still[id] {
+			event = "leave"
+		}
+		if err := send(event, id); err != nil {
+			return err
+		}
+		delete(shown, id)
 	}
 	return nil
 }
@@ -196,9 +237,45 @@ type hub struct {
 	wake    chan struct{} // buffered: a kick while a round runs is kept for the next
 }
 
+// subscriber is an open page: the sessions it shows, and the updates it
+// is sent. Under Options.MayAnswer its sessions are those of the sessions
+// with waiting approvals that MayAnswer lets its person see, asked again
+// each round (new sessions come and go); its answers are kept, a bounded
+// number, for as long as the page is open.
 type subscriber struct {
+	r       *http.Request // of the page's stream; nil under Options.Sessions
+	updates chan snapshot // the latest snapshot only
+
+	mu       sync.Mutex
 	sessions []string
-	updates  chan snapshot // the latest snapshot only
+	answers  map[string]bool // MayAnswer's, by session
+}
+
+// maxAnswers bounds the answers of MayAnswer one open page keeps.
+const maxAnswers = maxScan
+
+// shows returns the sessions the page shows.
+func (s *subscriber) shows() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions
+}
+
+// mayAnswer is MayAnswer for the page's person, remembered.
+func (s *subscriber) mayAnswer(h *Handler, session string) bool {
+	s.mu.Lock()
+	ok, known := s.answers[session]
+	s.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok = h.mayAnswer(s.r, session)
+	s.mu.Lock()
+	if len(s.answers) < maxAnswers {
+		s.answers[session] = ok
+	}
+	s.mu.Unlock()
+	return ok
 }
 
 // snapshot is what waits for a page's sessions, or why it is not known.
@@ -207,8 +284,12 @@ type snapshot struct {
 	err   error
 }
 
-func (b *hub) subscribe(sessions []string) *subscriber {
+// subscribe opens a page for the person of r, who may see sessions now.
+func (b *hub) subscribe(r *http.Request, sessions []string) *subscriber {
 	s := &subscriber{sessions: sessions, updates: make(chan snapshot, 1)}
+	if b.h.sessions == nil {
+		s.r, s.answers = r, map[string]bool{}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.subs == nil {
@@ -262,15 +343,34 @@ func (b *hub) run() {
 			return
 		}
 		subs := make([]*subscriber, 0, len(b.subs))
-		sessions := map[string]bool{}
+		asking := false // a page's sessions are MayAnswer's
 		for s := range b.subs {
 			subs = append(subs, s)
-			for _, name := range s.sessions {
-				sessions[name] = true
-			}
+			asking = asking || s.r != nil
 		}
 		b.mu.Unlock()
 
+		var scanErr error
+		if asking {
+			ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+			var all []string
+			all, _, scanErr = b.h.waitingSessions(ctx)
+			cancel()
+			for _, s := range subs {
+				if s.r != nil && scanErr == nil {
+					shown, _ := mayOf(all, func(name string) bool { return s.mayAnswer(b.h, name) })
+					s.mu.Lock()
+					s.sessions = shown
+					s.mu.Unlock()
+				}
+			}
+		}
+		sessions := map[string]bool{}
+		for _, s := range subs {
+			for _, name := range s.shows() {
+				sessions[name] = true
+			}
+		}
 		lists, errs := map[string][]*tool.PendingApproval{}, map[string]error{}
 		for name := range sessions {
 			lists[name], errs[name] = b.h.list(context.Background(), name)
@@ -278,7 +378,13 @@ func (b *hub) run() {
 		now := time.Now()
 		for _, s := range subs {
 			var v snapshot
-			for _, name := range s.sessions {
+			if s.r != nil {
+				v.err = scanErr
+			}
+			for _, name := range s.shows() {
+				if v.err != nil {
+					break
+				}
 				if v.err = errs[name]; v.err != nil {
 					break
 				}

@@ -25,18 +25,26 @@ type stream struct {
 	t      testing.TB
 	resp   *http.Response
 	events chan event
+	count  atomic.Value // the data of the latest "count" event
+	counts bool         // "count" events come as events too
 }
 
 func (f *fixture) stream(person, have string) *stream {
+	return f.streamOf(person, "have="+have, false)
+}
+
+// streamOf opens a stream with the query query; with counts, "count"
+// events come in turn with the others.
+func (f *fixture) streamOf(person, query string, counts bool) *stream {
 	f.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, f.url+"events?have="+have, nil)
+	req, err := http.NewRequest(http.MethodGet, f.url+"events?"+query, nil)
 	require.NoError(f.t, err)
 	req.Header.Set(personHeader, person)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := f.srv.Client().Do(req)
 	require.NoError(f.t, err)
 	f.t.Cleanup(func() { resp.Body.Close() })
-	s := &stream{t: f.t, resp: resp, events: make(chan event, 100)}
+	s := &stream{t: f.t, resp: resp, events: make(chan event, 100), counts: counts}
 	if resp.StatusCode != http.StatusOK {
 		return s
 	}
@@ -49,7 +57,10 @@ func (f *fixture) stream(person, have string) *stream {
 			line := sc.Text()
 			switch {
 			case line == "":
-				if e.name != "" {
+				switch {
+				case e.name == "count" && !s.counts:
+					s.count.Store(e.data) // the number waiting: read by count()
+				case e.name != "":
 					s.events <- e
 				}
 				e = event{}

@@ -71,3 +71,49 @@ func Example() {
 	// person sees: write_note (mutating)
 	// agent: ok wrote notes.md
 }
+
+// The host's own code lists what waits in a session, here a terminal
+// beside the page, and answers it: the approval leaves every page at once,
+// and the waiting call runs.
+func ExampleHandler_Pending() {
+	page, err := approvalweb.New(&approvalweb.Options{
+		MayAnswer: func(*http.Request, string) bool { return false }, // no one, on the page
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer page.Close()
+	reg := tool.NewRegistry[struct{}](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "delete_note", Description: "Deletes a note.", Safety: tool.SafetyDestructive},
+		func(_ context.Context, in struct {
+			Path string `json:"path"`
+		}) (string, error) {
+			return "deleted " + in.Path, nil
+		}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
+
+	results := make(chan *tool.Result, 1)
+	go func() {
+		req := tool.Request{ID: "call-1", Name: "delete_note", Args: []byte(`{"path":"old.md"}`), Session: "conv-1"}
+		results <- reg.Call(context.Background(), struct{}{}, req)
+	}()
+
+	ctx := context.Background()
+	var waiting []*tool.PendingApproval
+	for len(waiting) == 0 {
+		if waiting, err = page.Pending(ctx, "conv-1"); err != nil {
+			panic(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p := waiting[0]
+	fmt.Printf("%s wants to run %s %s (%s)\n", p.Session, p.Request.Tool, p.Request.Args, p.Request.Safety)
+	if err := page.Answer(ctx, p.State, tool.Decision{Kind: tool.DecisionAllowOnce}); err != nil {
+		panic(err)
+	}
+	res := <-results
+	fmt.Println("agent:", res.Status, res.Text())
+	// Output:
+	// conv-1 wants to run delete_note {"path":"old.md"} (destructive)
+	// agent: ok deleted old.md
+}

@@ -11,9 +11,11 @@ import (
 // State is a host's per-call state, for the examples.
 type State struct{ User string }
 
-// Wiring the page into a server and a registry. Sessions is yours to
-// write: which conversations the person making the request may see and
-// answer (here from the user a login middleware put in the context).
+// Wiring the page into a server and a registry. MayAnswer is yours to
+// write: whether the person making the request may see and answer the
+// approvals of a session (here: the sessions are named after their user,
+// as toolmcp.UserSession names them, and the page's login says who the
+// person is).
 func ExampleNew() {
 	var (
 		mux   = http.NewServeMux()
@@ -22,12 +24,12 @@ func ExampleNew() {
 		store tool.PendingApprovalStore // toolredis.NewPendingApprovalStore(rdb, nil) across replicas; nil: in memory
 	)
 	page, err := approvalweb.New(&approvalweb.Options{
-		Sessions: func(r *http.Request) ([]string, error) { return conversationsOf(userOf(r)), nil },
-		Store:    store,
-		Editable: func(req *tool.ApprovalRequest) bool { return req.Tool == "edit_file" },
+		MayAnswer: func(r *http.Request, session string) bool { return userOf(r) != "" && session == userOf(r) },
+		Store:     store,
+		Editable:  func(req *tool.ApprovalRequest) bool { return req.Tool == "edit_file" },
 	})
 	if err != nil {
-		panic(err) // no Sessions: the handler refuses to start
+		panic(err) // no MayAnswer: the handler refuses to start
 	}
 	mux.Handle("/approvals/", http.StripPrefix("/approvals", page))
 	srv.RegisterOnShutdown(func() { page.Close() }) // ends the live-update streams
@@ -61,5 +63,3 @@ func ExampleHandler_Await() {
 }
 
 func userOf(r *http.Request) string { return r.Header.Get("X-User") }
-
-func conversationsOf(user string) []string { return []string{"conversation-of-" + user} }

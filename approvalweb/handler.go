@@ -3,6 +3,7 @@ package approvalweb
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,18 +12,31 @@ import (
 	"github.com/toolbelt-go/tool"
 )
 
-// Options configure a [Handler]. Sessions is required; every other field
-// has a default, documented on it.
+// Options configure a [Handler]. Who may answer what is the host's to
+// say, with exactly one of MayAnswer and Sessions; every other field has a
+// default, documented on it.
 type Options struct {
-	// Sessions returns the sessions whose approvals the person making r
-	// may see and answer: the host's decision, never the handler's (read
-	// your own login cookie or header here). Required: [New] refuses to
-	// build a handler without it. An error refuses the request (403); an
-	// empty list shows nothing. Only the first 50 sessions are shown.
+	// MayAnswer reports whether the person making r may see and answer
+	// the approvals of session: the host's decision, never the handler's
+	// (read your own login cookie or header, or the bearer token's user,
+	// here). The page asks it about the sessions that have approvals
+	// waiting (the store lists them: [tool.PendingApprovalStore] Sessions),
+	// so the host keeps no list of a person's sessions: a session made at
+	// call time (toolmcp's Options.Session from the bearer token) is on
+	// its person's page as soon as a call of it waits. It is asked once
+	// per session a page looks at, at most 10,000 of them per view; a host
+	// with more sessions waiting at once gives Sessions instead. A panic
+	// means no.
 	//
-	// A session is matched as the approval shows it
-	// ([tool.ApprovalRequest].Session): the session given to the call, with
-	// control and invisible characters written as escapes.
+	// A session is compared as it was given to the call
+	// ([tool.PendingApproval].Session), byte for byte: never as the page
+	// shows it, with control and invisible characters written as escapes,
+	// which two sessions can share.
+	MayAnswer func(r *http.Request, session string) bool
+	// Sessions, in place of MayAnswer, returns the sessions whose
+	// approvals the person making r may see and answer, for a host that
+	// keeps that list. An error refuses the request (403); an empty list
+	// shows nothing. Sessions are compared as MayAnswer's are.
 	Sessions func(r *http.Request) ([]string, error)
 	// Store keeps the approvals that wait and their answers. Replicas that
 	// serve the page share one (toolredis.PendingApprovalStore), so that a
@@ -56,6 +70,11 @@ type Options struct {
 	// MaxReasonBytes bounds the reason of a deny, which the model reads.
 	// Zero means 1 KiB.
 	MaxReasonBytes int
+	// Logger is told, at level Warn, when a call has waited 5 seconds on
+	// the page and no page open on this handler may answer it: no one
+	// sees it, and it is denied when it expires ([Handler.Status] counts
+	// such calls). Nil means [slog.Default].
+	Logger *slog.Logger
 }
 
 // Defaults of [Options].
@@ -81,7 +100,8 @@ const (
 // path of its choosing, and the calls that wait on it ([Handler.Await]).
 // Make one with [New]. It is safe for concurrent use.
 type Handler struct {
-	sessions  func(r *http.Request) ([]string, error)
+	sessions  func(r *http.Request) ([]string, error) // nil: mayAnswer
+	mayAnswer func(r *http.Request, session string) bool
 	store     tool.PendingApprovalStore
 	editable  func(req *tool.ApprovalRequest) bool
 	cop       *http.CrossOriginProtection
@@ -99,34 +119,56 @@ type Handler struct {
 	changes          signal         // this handler changed the store
 	hub              hub
 
+	logger    *slog.Logger
+	waitingMu sync.Mutex
+	awaiting  map[*tool.PendingApproval]struct{} // calls waiting here (Await)
+
 	closeOnce sync.Once
 	closed    chan struct{}
 }
 
 // New returns the page of the approvals that wait in opts.Store. It
-// returns an error when opts.Sessions is missing: who may see and answer
-// what is the host's to say.
+// returns an error unless exactly one of opts.MayAnswer and opts.Sessions
+// is set: who may see and answer what is the host's to say.
 func New(opts *Options) (*Handler, error) {
-	if opts == nil || opts.Sessions == nil {
-		return nil, errors.New("approvalweb: Options.Sessions is required: it says which sessions the person making a request may see and answer")
+	switch {
+	case opts == nil || opts.MayAnswer == nil && opts.Sessions == nil:
+		return nil, errors.New("approvalweb: Options.MayAnswer (or Sessions) is required: it says whose approvals the person making a request may see and answer")
+	case opts.MayAnswer != nil && opts.Sessions != nil:
+		return nil, errors.New("approvalweb: give Options.MayAnswer or Options.Sessions, not both: one rule says who may answer")
 	}
-	sessions := opts.Sessions
 	h := &Handler{
-		// Host code: a panic refuses the request, as an error does.
-		sessions: func(r *http.Request) (s []string, err error) {
+		store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin, logger: opts.Logger,
+		poll: opts.Poll, maxArgs: opts.MaxArgsBytes, maxReason: opts.MaxReasonBytes,
+		closed: make(chan struct{}),
+	}
+	// Host code: a panic refuses the request, as an error does, or means
+	// no.
+	if sessions := opts.Sessions; sessions != nil {
+		h.sessions = func(r *http.Request) (s []string, err error) {
 			defer func() {
 				if p := recover(); p != nil {
 					s, err = nil, fmt.Errorf("approvalweb: Options.Sessions panicked: %v", p)
 				}
 			}()
 			return sessions(r)
-		},
-		store: opts.Store, editable: opts.Editable, cop: opts.CrossOrigin,
-		poll: opts.Poll, maxArgs: opts.MaxArgsBytes, maxReason: opts.MaxReasonBytes,
-		closed: make(chan struct{}),
+		}
+	} else {
+		may := opts.MayAnswer
+		h.mayAnswer = func(r *http.Request, session string) (ok bool) {
+			defer func() {
+				if recover() != nil {
+					ok = false
+				}
+			}()
+			return may(r, session)
+		}
 	}
 	if h.store == nil {
 		h.store = tool.NewMemoryPendingApprovalStore(0)
+	}
+	if h.logger == nil {
+		h.logger = slog.Default()
 	}
 	if editable := h.editable; editable == nil {
 		h.editable = func(*tool.ApprovalRequest) bool { return false }
@@ -205,19 +247,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) Close() error {
 	h.closeOnce.Do(func() { close(h.closed) })
 	return nil
-}
-
-// sessionsOf returns the sessions the person making r may see, at most
-// maxSessions of them, and whether some were left out.
-func (h *Handler) sessionsOf(r *http.Request) (sessions []string, cut bool, err error) {
-	s, err := h.sessions(r)
-	if err != nil {
-		return nil, false, err
-	}
-	if len(s) > maxSessions {
-		return s[:maxSessions], true, nil
-	}
-	return s, false, nil
 }
 
 // signal wakes whoever waits on it: a broadcast that never blocks the

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,7 +81,16 @@ func (n *notes) tools() []tool.Definer {
 		}) (string, error) {
 			return "fetched " + in.URL, nil
 		})
-	return []tool.Definer{write, remove, fetch}
+	shell := tool.WithApprovalHooks(tool.New(tool.Definition{Name: "run_shell", Description: "Runs a command.", Safety: tool.SafetyMutating},
+		func(_ context.Context, in shellArgs) (string, error) { return "ran " + in.Command, nil }),
+		tool.ApprovalHooks[shellArgs]{Describe: func(_ context.Context, in shellArgs) (tool.Preview, error) {
+			return tool.Preview{Title: "Run a command", Summary: "$ " + in.Command}, nil // as codetools' run_shell shows it
+		}})
+	return []tool.Definer{write, remove, fetch, shell}
+}
+
+type shellArgs struct {
+	Command string `json:"command"`
 }
 
 // person is who the page's Sessions function says the request comes
@@ -102,11 +113,17 @@ func sessionsOf(r *http.Request) ([]string, error) {
 
 func newFixture(t testing.TB, opts *approvalweb.Options) *fixture {
 	t.Helper()
+	return newFixtureOf(t, opts, nil)
+}
+
+// newFixtureOf is newFixture with a registry made with regOpts.
+func newFixtureOf(t testing.TB, opts *approvalweb.Options, regOpts *tool.RegistryOptions) *fixture {
+	t.Helper()
 	f := &fixture{t: t, notes: &notes{m: map[string]string{"todo.md": "- milk\n- eggs\n"}}}
 	o := approvalweb.Options{Sessions: sessionsOf, Editable: func(r *tool.ApprovalRequest) bool { return r.Tool == "write_note" }}
 	if opts != nil {
 		o = *opts
-		if o.Sessions == nil {
+		if o.Sessions == nil && o.MayAnswer == nil {
 			o.Sessions = sessionsOf
 		}
 	}
@@ -118,7 +135,7 @@ func newFixture(t testing.TB, opts *approvalweb.Options) *fixture {
 	require.NoError(t, err)
 	f.page = page
 	t.Cleanup(func() { _ = page.Close() })
-	f.reg = tool.NewRegistry[struct{}](nil)
+	f.reg = tool.NewRegistry[struct{}](regOpts)
 	f.reg.MustAdd(f.notes.tools()...)
 	f.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
 	mux := http.NewServeMux()
@@ -238,5 +255,36 @@ func result(t *testing.T, ch <-chan *tool.Result) *tool.Result {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the agent's call did not finish")
 		return nil
+	}
+}
+
+var (
+	idRE       = regexp.MustCompile(`<li id="a-([0-9a-f]{32})"`)
+	decisionRE = regexp.MustCompile(`name="decision" value="([a-z_]+)"`)
+)
+
+// onlyID returns the id of the one approval on page.
+func onlyID(t *testing.T, page string) string {
+	t.Helper()
+	m := idRE.FindAllStringSubmatch(page, -1)
+	require.Len(t, m, 1, "one approval on the page")
+	return m[0][1]
+}
+
+// offered returns the decisions the page shows buttons for.
+func offered(page string) []string {
+	var out []string
+	for _, m := range decisionRE.FindAllStringSubmatch(page, -1) {
+		out = append(out, m[1])
+	}
+	slices.Sort(out)
+	return out
+}
+
+// has fails the test unless page holds s, without printing the page.
+func has(t *testing.T, page, s string, why ...any) {
+	t.Helper()
+	if !strings.Contains(page, s) {
+		t.Errorf("the page (%d bytes) has no %q %v", len(page), s, why)
 	}
 }

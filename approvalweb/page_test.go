@@ -1,9 +1,14 @@
 package approvalweb_test
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,12 +20,15 @@ import (
 	"github.com/toolbelt-go/tool/approvalweb"
 )
 
-func TestNewNeedsSessions(t *testing.T) {
+func TestNewNeedsWhoMayAnswer(t *testing.T) {
 	for _, opts := range []*approvalweb.Options{nil, {}, {Store: tool.NewMemoryPendingApprovalStore(0)}} {
 		h, err := approvalweb.New(opts)
 		assert.Nil(t, h)
-		assert.ErrorContains(t, err, "approvalweb: Options.Sessions is required")
+		assert.ErrorContains(t, err, "approvalweb: Options.MayAnswer (or Sessions) is required")
 	}
+	h, err := approvalweb.New(&approvalweb.Options{Sessions: sessionsOf, MayAnswer: func(*http.Request, string) bool { return true }})
+	assert.Nil(t, h)
+	assert.ErrorContains(t, err, "not both")
 }
 
 func TestPageShowsWhatTheApproverWouldBeShown(t *testing.T) {
@@ -196,4 +204,165 @@ func TestHostCodeThatPanics(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, body, "Write todo.md")
 	assert.NotContains(t, body, "<textarea", "an Editable that panics allows no edit")
+}
+
+// A call too large for the list is listed without its body, and read
+// whole on its own page, where it can be allowed; one larger than the
+// page shows whole cannot be allowed on the page at all, only denied.
+// Before, arguments past 256 KiB were shown "cut to fit" while "Allow
+// once" was offered: a person allowed a tail they could not read.
+func TestLargeCallsAreReadWholeOrNotAllowed(t *testing.T) {
+	f := newFixtureOf(t, nil, &tool.RegistryOptions{Limits: tool.Limits{MaxBytes: 4 << 20, MaxStringBytes: 4 << 20}})
+	tail := "THE END OF THE TEXT"
+	p := f.deferred("conv-ada", "write_note", `{"path":"big.md","text":"`+strings.Repeat("a", 300<<10)+tail+`"}`)
+	_, list := f.get("ada", "")
+	id := onlyID(t, list)
+	has := func(page, s, why string) {
+		t.Helper()
+		assert.True(t, strings.Contains(page, s), "%s: the page has no %q", why, s)
+	}
+	hasNot := func(page, s, why string) {
+		t.Helper()
+		assert.False(t, strings.Contains(page, s), "%s: the page has %q", why, s)
+	}
+	assert.Regexp(t, `<p class="folded-note">This call is large: \d+ KiB to read. <a href="\?id=`+id+`">Open it to read it whole and answer it</a>.</p>`, list)
+	hasNot(list, tail, "the list holds no large body")
+	hasNot(list, `value="allow_once"`, "nothing is allowed unread from the list")
+	assert.Less(t, len(list), 32<<10)
+
+	_, own := f.get("ada", "?id="+id)
+	has(own, tail+`&#34;`, "the arguments, whole, to their last byte")
+	has(own, `<details class="args" open>`, "the arguments of a large call are open: its preview may be cut, they are not")
+	has(own, `value="allow_once"`, "read whole, it can be allowed")
+	status, a := f.post("ada", answer(p.State, "allow_once"), nil)
+	assert.Equal(t, http.StatusOK, status, a.Message)
+
+	huge := f.deferred("conv-ada", "write_note", `{"path":"huge.md","text":"`+strings.Repeat("h", 1100<<10)+`"}`)
+	_, list = f.get("ada", "")
+	_, own = f.get("ada", "?id="+onlyID(t, list))
+	for _, page := range []string{list, own} {
+		hasNot(page, `value="allow_once"`, "too large to read whole, it cannot be allowed")
+		has(page, "Its arguments are 1.1 MiB: more than this page shows whole (1.0 MiB), so it cannot be allowed here, only denied.", "the page says why")
+		assert.Less(t, len(page), 32<<10, "nothing of its body is sent")
+	}
+	status, a = f.post("ada", answer(huge.State, "allow_once"), nil)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, "not_offered", a.Code)
+	status, a = f.post("ada", answer(huge.State, "deny"), nil)
+	assert.Equal(t, http.StatusOK, status, a.Message)
+}
+
+// A page with 1,000 approvals waiting shows the 20 that expire first,
+// with the way to the rest; its size does not grow with the number that
+// wait. Before, the page held all 1,000: 4 MiB, 45 s in a browser.
+func TestPageOfManyApprovalsIsBounded(t *testing.T) {
+	sessions := make([]string, 10)
+	for i := range sessions {
+		sessions[i] = fmt.Sprint("conv-", i)
+	}
+	f := newFixture(t, &approvalweb.Options{Sessions: func(*http.Request) ([]string, error) { return sessions, nil }})
+	offerMany(t, f.page, sessions, 1000)
+
+	_, first := f.get("ada", "")
+	assert.Equal(t, pageSize, strings.Count(first, `<li id="a-`))
+	has(t, first, "<title>(1000) Approvals</title>")
+	has(t, first, `Approvals 1 to 20 of <span id="total">1000</span> waiting`)
+	has(t, first, `<a id="next" href="?page=2" rel="next">`)
+	has(t, first, "Call 0000", "those that expire first, first")
+	assert.Less(t, len(first), pageSize*8<<10, "the first view is bounded")
+
+	_, last := f.get("ada", "?page=50")
+	assert.Equal(t, pageSize, strings.Count(last, `<li id="a-`))
+	has(t, last, "Call 0999")
+	has(t, last, `<a href="?page=49" rel="prev">`)
+	has(t, last, `<a id="next" href="?page=51" rel="next" hidden>`)
+	_, past := f.get("ada", "?page=5000")
+	has(t, past, "Call 0999", "a page past the end is the last")
+
+	s := f.streamOf("ada", "have=&page=50", true)
+	require.Equal(t, http.StatusOK, s.resp.StatusCode)
+	assert.Equal(t, event{"count", "1000"}, s.next())
+	for range pageSize {
+		assert.Contains(t, addedOf(t, s.next()).HTML, "Call 09")
+	}
+	s.quiet(100 * time.Millisecond)
+
+	// An answer on page 1 moves each later approval up: page 2 loses its
+	// first to page 1 (it still waits: "leave", not "remove") and gains
+	// the first of page 3.
+	two := f.streamOf("ada", "have=&page=2", true)
+	assert.Equal(t, event{"count", "1000"}, two.next())
+	for range pageSize {
+		addedOf(t, two.next())
+	}
+	require.NoError(t, f.page.Answer(context.Background(), "state-0000", tool.Decision{Kind: tool.DecisionDeny}))
+	var got []string
+	for range 3 {
+		e := two.next()
+		if e.name == "add" {
+			e.data = strings.Split(strings.SplitN(addedOf(t, e).HTML, "Call ", 2)[1], "<")[0]
+		}
+		got = append(got, e.name+" "+e.data)
+	}
+	slices.Sort(got)
+	assert.Equal(t, []string{"add 0040", "count 999", "leave " + idOfState("state-0020")}, got)
+}
+
+// idOfState is the page's id of the approval of state.
+func idOfState(state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return hex.EncodeToString(sum[:16])
+}
+
+const pageSize = 20
+
+// offerMany offers n approvals of about 4 KiB each (a diff of a file and
+// its arguments, as the 1,000 of the report were) in sessions, the first
+// expiring first; their titles are Call 0000, Call 0001, …
+func offerMany(t testing.TB, page *approvalweb.Handler, sessions []string, n int) {
+	t.Helper()
+	start := time.Now().Add(time.Hour)
+	for i := range n {
+		content := strings.Repeat(fmt.Sprintf("line %d of the file\n", i), 60)
+		args, _ := json.Marshal(map[string]string{"path": fmt.Sprintf("file%d.go", i), "content": content})
+		s := sessions[i%len(sessions)]
+		p := &tool.PendingApproval{
+			State: fmt.Sprintf("state-%04d", i), Session: s, Expires: start.Add(time.Duration(i) * time.Second),
+			Request: tool.ApprovalRequest{
+				Tool: "write_file", DisplayName: "Write a file", CallID: fmt.Sprint("call-", i), Session: s, Args: args, ArgsText: string(args),
+				Safety: tool.SafetyMutating, Preview: tool.Preview{Title: fmt.Sprintf("Call %04d", i), Summary: "Write the file.",
+					Edits: []tool.Edit{{Path: fmt.Sprintf("file%d.go", i), New: content}}},
+			},
+		}
+		require.NoError(t, page.Offer(context.Background(), p))
+	}
+}
+
+// BenchmarkPage serves the first view of the page with 20 and with 1,000
+// approvals waiting (of about 4 KiB each); the first is the floor. It
+// reports the bytes of the page (page-bytes).
+func BenchmarkPage(b *testing.B) {
+	for _, n := range []int{pageSize, 1000} {
+		b.Run(fmt.Sprint("waiting=", n), func(b *testing.B) {
+			sessions := make([]string, 10)
+			for i := range sessions {
+				sessions[i] = fmt.Sprint("conv-", i)
+			}
+			page, err := approvalweb.New(&approvalweb.Options{Sessions: func(*http.Request) ([]string, error) { return sessions, nil }})
+			require.NoError(b, err)
+			defer page.Close()
+			offerMany(b, page, sessions, n)
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			var size int
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				page.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatal(w.Code)
+				}
+				size = w.Body.Len()
+			}
+			b.ReportMetric(float64(size), "page-bytes")
+		})
+	}
 }

@@ -1,13 +1,12 @@
 package approvalweb
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"html/template"
 	"slices"
 	"strings"
 	"time"
@@ -20,41 +19,56 @@ import (
 const (
 	maxEdits     = 20
 	maxDiffLines = 2000
+	// inlineBytes bounds the body of one approval in the list (its
+	// summary, diffs, locations and arguments): a larger approval is
+	// listed without its body, and opens on a page of its own (?id=), where
+	// it is shown whole and can be allowed. So a page of the list is
+	// bounded, however large the calls that wait.
+	inlineBytes = 16 << 10
+	// pageSize is how many approvals one page of the list shows, those
+	// that expire first first; the rest are on the next pages (?page=).
+	pageSize = 20
 )
 
-// item is one waiting approval as the page shows it. Every string comes
-// from the approval step, which made control, bidirectional and
-// zero-width characters visible; the template escapes them for HTML.
+// item is one waiting approval as the page shows it. The HTML fields are
+// written by show.go: escaped, with the characters that do not show
+// marked; the template escapes the strings.
 type item struct {
 	ID          string // the element id: a hash of the state
 	State       string
 	Tool        string
-	DisplayName string
-	Session     string
-	CallID      string
+	DisplayName template.HTML
+	OtherName   bool // DisplayName is not the tool's name
+	Session     template.HTML
 	Safety      string // in words
 	SafetyClass string // for the style sheet
-	Reason      string
-	Scope       string
-	Title       string
-	Summary     string
+	Reason      template.HTML
+	Scope       template.HTML
+	Title       template.HTML
+	TitleText   string // for labels
+	Summary     template.HTML
 	Basic       bool // the preview is the arguments
 	Edits       []editView
 	EditsLeft   int // edits not shown
-	Locations   []string
-	Args        string // the arguments, indented when they can be
+	Locations   []template.HTML
+	Args        template.HTML // the arguments, indented, whole
+	ArgsOpen    bool          // the arguments are shown open
 	Expires     time.Time
-	// Always says what "allow always" will cover, in words; empty when it
-	// is not offered.
-	Always string
+	// Offer is what the person may answer; Always says what "allow
+	// always" will cover, in words.
+	Offer  offer
+	Always template.HTML
 	// AskAlways is set when the call is asked about every time.
 	AskAlways bool
-	// Editable is set when the person may edit the arguments; EditArgs is
-	// what the editor starts with.
-	Editable bool
+	// EditArgs is what the edit box starts with, when Offer.Edit.
 	EditArgs string
 	// MaxArgs and MaxReason are the bounds the forms declare.
 	MaxArgs, MaxReason int
+	// Folded is set when the list shows the approval without its body
+	// (over inlineBytes): it is read whole, and allowed, on its own page.
+	// Size says how large the body is.
+	Folded bool
+	Size   string
 }
 
 // ExpiresISO is the expiry as the HTML time element wants it.
@@ -66,14 +80,16 @@ func (it item) ExpiresText() string { return it.Expires.UTC().Format("15:04:05 U
 
 // editView is one file change, as lines of a diff.
 type editView struct {
-	Path      string
+	Path      template.HTML
+	PathText  string
 	Lines     []diffLine
 	LinesLeft int
 }
 
 type diffLine struct {
 	Kind string // "add", "del", "ctx", "hunk"
-	Text string
+	Sign string // "- ", "+ ", "  ", or "" for a hunk
+	Text template.HTML
 }
 
 // idOf is the page's name for the approval of state: short, and safe in
@@ -83,23 +99,48 @@ func idOf(state string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// view returns the page's item for p.
-func (h *Handler) view(p *tool.PendingApproval) item {
+// bodySize is how many bytes the body of p's approval shows.
+func bodySize(p *tool.PendingApproval) int {
+	r := &p.Request
+	n := len(r.Preview.Summary) + len(r.Args)
+	for _, e := range r.Preview.Edits[:min(len(r.Preview.Edits), maxEdits)] {
+		n += len(e.Old) + len(e.New)
+	}
+	for _, l := range r.Preview.Locations {
+		n += len(l)
+	}
+	return n
+}
+
+// view returns the page's item for p; whole, it shows p's body however
+// large (on p's own page), else only up to inlineBytes (in the list).
+func (h *Handler) view(p *tool.PendingApproval, whole bool) item {
 	r := &p.Request
 	class, words := safety(r.Safety)
+	title := cmp.Or(r.Preview.Title, r.DisplayName, r.Tool)
 	it := item{
-		ID: idOf(p.State), State: p.State, Tool: r.Tool, DisplayName: r.DisplayName, Session: r.Session, CallID: r.CallID,
-		Safety: words, SafetyClass: class, Reason: r.Requirement.Reason, Scope: r.Requirement.Scope,
-		Title: cmp.Or(r.Preview.Title, r.DisplayName, r.Tool), Summary: r.Preview.Summary, Basic: r.Preview.Basic,
-		Locations: r.Preview.Locations, Args: indent(r.ArgsText), Expires: p.Expires,
+		ID: idOf(p.State), State: p.State, Tool: r.Tool, DisplayName: shownHTML(r.DisplayName), OtherName: r.DisplayName != "" && r.DisplayName != r.Tool,
+		Session: rawHTML(p.Session), Safety: words, SafetyClass: class, Reason: shownHTML(r.Requirement.Reason), Scope: shownHTML(r.Requirement.Scope),
+		Title: shownHTML(title), TitleText: title, Basic: r.Preview.Basic, Expires: p.Expires,
 		AskAlways: r.Requirement.Mode == tool.RequireAskAlways,
 		MaxArgs:   h.maxArgs, MaxReason: h.maxReason,
+		Offer: h.offerFor(p),
 	}
-	if it.Basic && it.Summary == r.ArgsText {
-		it.Summary = "" // the arguments below are the preview
+	if it.Offer.AllowAlways {
+		it.Always = alwaysWords(p)
 	}
-	if alwaysOffered(r) {
-		it.Always = alwaysWords(r)
+	n := bodySize(p)
+	it.Size = size(n)
+	if n > inlineBytes && (!whole || it.Offer.TooLarge != "") {
+		it.Folded = true
+		return it
+	}
+	// A call too large for the list is read on its own page: its preview
+	// may be cut (the core bounds each of its strings), its arguments are
+	// whole and shown open.
+	it.ArgsOpen = r.Preview.Basic || n > inlineBytes
+	if !r.Preview.Basic {
+		it.Summary = shownHTML(r.Preview.Summary) // a basic preview's summary is the arguments, shown below
 	}
 	edits := r.Preview.Edits
 	if len(edits) > maxEdits {
@@ -108,29 +149,28 @@ func (h *Handler) view(p *tool.PendingApproval) item {
 	for _, e := range edits {
 		it.Edits = append(it.Edits, diffView(e))
 	}
-	if len(r.ArgsText) <= h.maxArgs && json.Valid([]byte(r.ArgsText)) && h.editable(r) {
-		it.Editable, it.EditArgs = true, it.Args
+	for _, l := range r.Preview.Locations {
+		it.Locations = append(it.Locations, shownHTML(l))
+	}
+	it.Args = argsHTML(r.Args)
+	if it.Offer.Edit {
+		it.EditArgs = editJSON(r.Args)
 	}
 	return it
 }
 
-// alwaysOffered reports whether "allow always" can hold for the call: the
-// core remembers nothing for a call without a session, nor for one asked
-// about every time.
-func alwaysOffered(r *tool.ApprovalRequest) bool {
-	return r.Session != "" && r.Requirement.Mode != tool.RequireAskAlways
-}
-
-// alwaysWords says what "allow always" will cover, as the core remembers
-// it: the tool and the call's safety class, in this session, and for a
-// scoped requirement its scope only.
-func alwaysWords(r *tool.ApprovalRequest) string {
+// alwaysWords says what "allow always" will cover, in words, as the core
+// remembers it: the tool and the call's safety class, in this session,
+// and for a scoped requirement its scope only.
+func alwaysWords(p *tool.PendingApproval) template.HTML {
+	r := &p.Request
 	class, _ := safety(r.Safety)
-	what := fmt.Sprintf("%s's %s calls", r.Tool, class)
+	what := template.HTMLEscapeString(fmt.Sprintf("%s's %s calls", r.Tool, class))
+	session := rawHTML(p.Session)
 	if r.Requirement.Mode == tool.RequireScoped {
-		return fmt.Sprintf("From now on in session “%s”, %s within the scope “%s” run without asking. Other calls are still asked about.", r.Session, what, r.Requirement.Scope)
+		return template.HTML(fmt.Sprintf("From now on in session “%s”, %s within the scope “%s” run without asking. Other calls are still asked about.", session, what, shownHTML(r.Requirement.Scope)))
 	}
-	return fmt.Sprintf("From now on in session “%s”, %s run without asking. Its calls of another class are still asked about.", r.Session, what)
+	return template.HTML(fmt.Sprintf("From now on in session “%s”, %s run without asking. Its calls of another class are still asked about.", session, what))
 }
 
 // safety names a call's class for the style sheet and says it in words.
@@ -149,7 +189,7 @@ func safety(s tool.Safety) (class, words string) {
 // diffView splits an edit's diff into lines the page colours, at most
 // maxDiffLines of them.
 func diffView(e tool.Edit) editView {
-	v := editView{Path: e.Path}
+	v := editView{Path: shownHTML(e.Path), PathText: e.Path}
 	d := strings.TrimSuffix(e.Diff(), "\n")
 	if d == "" {
 		v.Lines = []diffLine{{Kind: "hunk", Text: "(no change)"}}
@@ -160,28 +200,21 @@ func diffView(e tool.Edit) editView {
 			v.LinesLeft++
 			continue
 		}
-		kind := "ctx"
+		line := diffLine{Kind: "ctx", Sign: "  "}
 		switch {
 		case strings.HasPrefix(l, "@@"):
-			kind = "hunk"
+			line = diffLine{Kind: "hunk", Text: shownHTML(l)}
 		case strings.HasPrefix(l, "- "):
-			kind = "del"
+			line.Kind, line.Sign = "del", "- "
 		case strings.HasPrefix(l, "+ "):
-			kind = "add"
+			line.Kind, line.Sign = "add", "+ "
 		}
-		v.Lines = append(v.Lines, diffLine{Kind: kind, Text: l})
+		if line.Kind != "hunk" {
+			line.Text = shownHTML(strings.TrimPrefix(l, line.Sign))
+		}
+		v.Lines = append(v.Lines, line)
 	}
 	return v
-}
-
-// indent returns JSON text indented for reading, or s as it is when it is
-// not whole JSON (the core cuts very long arguments).
-func indent(s string) string {
-	var b bytes.Buffer
-	if json.Indent(&b, []byte(s), "", "  ") != nil {
-		return s
-	}
-	return b.String()
 }
 
 // waiting returns the approvals of sessions that wait for an answer: kept,
@@ -207,7 +240,7 @@ func (h *Handler) list(ctx context.Context, session string) ([]*tool.PendingAppr
 	if err != nil {
 		return nil, err
 	}
-	ps = slices.DeleteFunc(ps, func(p *tool.PendingApproval) bool { return p == nil || p.Request.Session != session })
+	ps = slices.DeleteFunc(ps, func(p *tool.PendingApproval) bool { return p == nil || p.Session != session })
 	return ps[:min(len(ps), 2*tool.MaxPendingPerSession)], nil
 }
 
@@ -219,4 +252,16 @@ func sortWaiting(ps []*tool.PendingApproval, now time.Time) []*tool.PendingAppro
 		return cmp.Or(a.Expires.Compare(b.Expires), strings.Compare(a.State, b.State))
 	})
 	return slices.CompactFunc(ps, func(a, b *tool.PendingApproval) bool { return a.State == b.State })
+}
+
+// alwaysText is alwaysWords as plain text, for programs: the session and
+// the scope as the approval request shows them.
+func alwaysText(p *tool.PendingApproval) string {
+	r := &p.Request
+	class, _ := safety(r.Safety)
+	what := fmt.Sprintf("%s's %s calls", r.Tool, class)
+	if r.Requirement.Mode == tool.RequireScoped {
+		return fmt.Sprintf("From now on in session “%s”, %s within the scope “%s” run without asking. Other calls are still asked about.", r.Session, what, r.Requirement.Scope)
+	}
+	return fmt.Sprintf("From now on in session “%s”, %s run without asking. Its calls of another class are still asked about.", r.Session, what)
 }

@@ -84,11 +84,13 @@ func adkOutcome(err error, text *string) (bool, error) {
 }
 
 // invocation is the agent.InvocationContext of a bare tool call: no agent,
-// session, memory or artifacts (ADK's own is internal). functiontool's Run
-// reads none of them; ToolContext keeps it for the tool.
+// memory or artifacts, and a session only when the tool reads one (ADK's
+// own context is internal). functiontool's Run reads none of them;
+// tooladk's reads the session's IDs; ToolContext keeps it for the tool.
 type invocation struct {
 	context.Context
-	ended bool
+	session session.Session // nil for functiontool, which reads none
+	ended   bool
 }
 
 func newInvocation(ctx context.Context) agent.InvocationContext { return &invocation{Context: ctx} }
@@ -96,7 +98,7 @@ func newInvocation(ctx context.Context) agent.InvocationContext { return &invoca
 func (*invocation) Agent() agent.Agent          { return nil }
 func (*invocation) Artifacts() agent.Artifacts  { return nil }
 func (*invocation) Memory() agent.Memory        { return nil }
-func (*invocation) Session() session.Session    { return nil }
+func (i *invocation) Session() session.Session  { return i.session }
 func (*invocation) InvocationID() string        { return "e-bench" }
 func (*invocation) Branch() string              { return "" }
 func (*invocation) UserContent() *genai.Content { return nil }
@@ -104,5 +106,5 @@ func (*invocation) RunConfig() *agent.RunConfig { return nil }
 func (i *invocation) EndInvocation()            { i.ended = true }
 func (i *invocation) Ended() bool               { return i.ended }
 func (i *invocation) WithContext(ctx context.Context) agent.InvocationContext {
-	return &invocation{Context: ctx, ended: i.ended}
+	return &invocation{Context: ctx, session: i.session, ended: i.ended}
 }

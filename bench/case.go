@@ -52,6 +52,12 @@ func Cases() []Case {
 			Path: "Runner turn, InferTool", Validates: "types only", open: openEinoFlow(false)},
 		{ID: "eino_flow_tooleino", Framework: "Eino + tooleino", Module: "github.com/cloudwego/eino",
 			Path: "Runner turn, tooleino", Validates: "JSON Schema; strict JSON", open: openEinoFlow(true)},
+		{ID: "adk_tooladk", Framework: "ADK + tooladk", Module: "google.golang.org/adk",
+			Path: "tooladk Run (Registry.Call)", Validates: "JSON Schema", open: openTooladk},
+		{ID: "adk_flow", Framework: "ADK", Module: "google.golang.org/adk",
+			Path: "runner turn, functiontool", Validates: "JSON Schema; output schema", open: openADKFlow(false)},
+		{ID: "adk_flow_tooladk", Framework: "ADK + tooladk", Module: "google.golang.org/adk",
+			Path: "runner turn, tooladk", Validates: "JSON Schema", open: openADKFlow(true)},
 	}
 }
 

@@ -50,6 +50,7 @@ func TestInvalidCall(t *testing.T) {
 		"mcpgo_server": true, "mcpgo_client": true, "gosdk_handler": true, "gosdk_client": true,
 		"eino": false, "adk": true,
 		"eino_tooleino": true, "eino_flow": false, "eino_flow_tooleino": true,
+		"adk_tooladk": true, "adk_flow": true, "adk_flow_tooladk": true,
 	}
 	for _, s := range openAll(t) {
 		t.Run(s.ID, func(t *testing.T) {

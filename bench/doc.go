@@ -24,6 +24,20 @@
 //	cd bench && GOWORK=off go run ./cmd/servetable
 //	cd bench && GOWORK=off go test -run '^$' -bench Serve
 //
+// # ADK's agent flow
+//
+// ADK is measured twice over. The adk and adk_tooladk rows call a tool the
+// way ADK's LLM flow does for one function call (the arguments decoded
+// into a map as genai decodes them, a ToolContext, Run, the response
+// encoded): ADK's own functiontool, and the registry's tool through
+// tooladk (Registry.Call inside). The adk_flow rows run a whole turn of an
+// llmagent through ADK's runner, per call: a session created, the
+// user's message, a scripted model that answers it with the function call
+// (offline), the flow running the tool, the events appended, the model
+// asked again, the session deleted; once with functiontool, once with
+// tooladk. A turn costs far more than a tool call, so these rows say what
+// a Toolbelt tool adds to an ADK agent's turn.
+//
 // # Running
 //
 // The table (median of 6 interleaved rounds of 1 s per benchmark, two to

@@ -8,6 +8,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/toolbelt-go/tool v0.0.0-00010101000000-000000000000
+	github.com/toolbelt-go/tool/tooladk v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/tooleino v0.0.0-00010101000000-000000000000
 	github.com/toolbelt-go/tool/toolmcp v0.0.0-00010101000000-000000000000
 	google.golang.org/adk v1.7.0
@@ -32,6 +33,7 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/s2a-go v0.1.9 // indirect
+	github.com/google/safehtml v0.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.15 // indirect
 	github.com/googleapis/gax-go/v2 v2.22.0 // indirect
@@ -84,6 +86,7 @@ require (
 
 replace (
 	github.com/toolbelt-go/tool => ../
+	github.com/toolbelt-go/tool/tooladk => ../tooladk
 	github.com/toolbelt-go/tool/tooleino => ../tooleino
 	github.com/toolbelt-go/tool/toolmcp => ../toolmcp
 )

@@ -54,6 +54,17 @@ type shellVerdict struct {
 	// pattern, names from the input): a sandbox that hides protected
 	// files makes them harmless; without one they are asked about.
 	unseen []string
+	// otherWrites is set when something other than version control (git,
+	// hg) may write: a program, a redirection, a variable set. A command
+	// without it may change the repositories' own files in its sandbox;
+	// any other could plant what a later git of the person's runs.
+	otherWrites bool
+}
+
+// versionControlOnly reports whether the command writes, and only through
+// version control (git add && git commit).
+func (v shellVerdict) versionControlOnly() bool {
+	return v.safety != tool.SafetyReadOnly && !v.otherWrites && v.unknown == ""
 }
 
 // lookup applies the workspace's rules to a path, as
@@ -66,6 +77,10 @@ type lookup func(p string) (fs.FileInfo, error)
 type rules struct {
 	look   lookup
 	linked func(fi fs.FileInfo) bool
+	// gitRuns, without a sandbox, says why git run in a directory
+	// (relative to the workspace root) could run a program its
+	// repository names; "" when none. Nil checks nothing.
+	gitRuns func(dir string) string
 }
 
 // maxShellDepth bounds sh -c nesting, and the wrappers (xargs, env,
@@ -74,7 +89,7 @@ const maxShellDepth = 4
 
 func classifyShell(src string, r rules) shellVerdict {
 	v := shellVerdict{safety: tool.SafetyReadOnly}
-	c := &classifier{look: r.look, linked: r.linked, v: &v}
+	c := &classifier{look: r.look, linked: r.linked, gitRuns: r.gitRuns, v: &v}
 	c.script(src)
 	slices.Sort(v.scope)
 	v.scope = slices.Compact(v.scope)
@@ -82,6 +97,8 @@ func classifyShell(src string, r rules) shellVerdict {
 }
 
 type classifier struct {
+	vcs     int // inside a version-control command's classification
+	gitRuns func(dir string) string
 	look    lookup
 	linked  func(fi fs.FileInfo) bool
 	v       *shellVerdict
@@ -125,6 +142,9 @@ func (c *classifier) raise(s tool.Safety, reason, scope string) {
 	if rank(s) > rank(c.v.safety) {
 		c.v.safety = s
 	}
+	if s != tool.SafetyReadOnly && c.vcs == 0 {
+		c.v.otherWrites = true
+	}
 	if s == tool.SafetyReadOnly {
 		return
 	}
@@ -141,6 +161,7 @@ func (c *classifier) cannot(why string) {
 	if c.v.unknown == "" {
 		c.v.unknown = why
 	}
+	c.v.otherWrites = true
 	c.raise(tool.SafetyMutating, why, "")
 }
 
@@ -373,6 +394,10 @@ func (c *classifier) run(words []shWord) {
 		}
 	}
 	if h, ok := programs[n]; ok {
+		if n == "git" {
+			c.vcs++
+			defer func() { c.vcs-- }()
+		}
 		h(c, n, args)
 		return
 	}
@@ -395,6 +420,11 @@ func (c *classifier) run(words []shWord) {
 	}
 	if !fileOps[n] {
 		c.pathWords(args)
+	}
+	if n == "hg" {
+		// Mercurial, whose own files the sandbox protects as git's.
+		c.vcs++
+		defer func() { c.vcs-- }()
 	}
 	switch {
 	case runsOthers[n]:

@@ -78,6 +78,12 @@ sub:
 	sub := args[i].text
 	rest := args[i+1:]
 	scope := "git " + sub
+	if c.gitRuns != nil && !c.lostCwd {
+		if why := c.gitRuns(c.cwd); why != "" {
+			c.cannot("git here runs what the repository tells it to, with your rights, and " + why)
+			return
+		}
+	}
 	if o := gitDangerous(sub, rest); o != "" {
 		c.cannot("git " + sub + " " + o + " runs a program or writes where the check cannot see")
 		return
@@ -120,6 +126,10 @@ sub:
 	case sub == "stash":
 		ops := gitOperands(rest)
 		switch {
+		case len(ops) > 0 && ops[0].text == "show" && gitHas(rest, "-p", "--patch", "-u", "--include-untracked", "--only-untracked"):
+			// A stash holds what was staged and in the work tree, a
+			// protected file's content among it.
+			c.named("git stash show -p (prints stashed files, which may hold what a protected file held)")
 		case len(ops) > 0 && (ops[0].text == "list" || ops[0].text == "show"):
 		case len(ops) > 0 && (ops[0].text == "drop" || ops[0].text == "clear"):
 			c.raise(tool.SafetyDestructive, "git stash drop/clear loses stashed changes", scope+" "+ops[0].text)
@@ -259,7 +269,14 @@ func (c *classifier) gitRead(sub string, args []shWord) {
 			}
 		case strings.HasPrefix(t, "-"):
 		default:
-			if _, p, ok := strings.Cut(t, ":"); ok && p != "" {
+			if rev, p, ok := strings.Cut(t, ":"); ok && p != "" {
+				if rev == "" || isDigits(rev) && len(rev) == 1 {
+					// :path, :2:path: the copy in the index, staged,
+					// which a sandbox cannot hide: a protected file's
+					// content may be staged under any name.
+					c.named(cut(t, 60) + " (a staged file, which may hold what a protected file held)")
+					continue
+				}
 				c.read(shWord{text: strings.TrimPrefix(p, "./"), dollar: w.dollar, glob: w.glob, tilde: w.tilde}, contents)
 				continue
 			}
@@ -270,12 +287,40 @@ func (c *classifier) gitRead(sub string, args []shWord) {
 			}
 		}
 	}
+	// What is staged: printed from git's objects, which a sandbox shows
+	// (so that git works) and cannot hide a protected file's content in.
+	switch {
+	case sub == "diff" && gitHas(args, "--cached", "--staged"):
+		c.named("git diff --cached (prints staged files, which may hold what a protected file held)")
+	case sub == "grep" && gitHas(args, "--cached"):
+		c.named("git grep --cached (searches staged files, which may hold what a protected file held)")
+	case sub == "cat-file" && !gitCatFileHarmless(args):
+		c.named("git cat-file (prints objects, staged files' among them)")
+	}
 	if sub == "grep" {
 		c.unseen("git grep (searches every tracked file)")
 	}
 	if noIndex && sub == "grep" {
 		c.unseen("git grep --no-index (searches a whole tree)")
 	}
+}
+
+// gitCatFileHarmless reports whether git cat-file prints only what an
+// object is (-t), its size (-s) or that it exists (-e), not its content.
+func gitCatFileHarmless(args []shWord) bool {
+	info := false
+	for _, w := range args {
+		switch w.text {
+		case "-t", "-s", "-e":
+			info = true
+		case "--":
+		default:
+			if strings.HasPrefix(w.text, "-") {
+				return false
+			}
+		}
+	}
+	return info
 }
 
 // gitConfig: reading is read-only; a write is scoped to the key it sets,

@@ -38,12 +38,15 @@
 // # The sandbox
 //
 // On Linux, run_shell runs each command in a sandbox built from the
-// workspace's rules ([workspace.Workspace.Sandbox], [process.Sandbox]),
+// workspace's rules ([workspace.Workspace.Prepare], [process.Sandbox]),
 // whatever the check said: a command approved as read-only may write
 // nothing; another may write only in the workspace (and a private
-// temporary directory); neither sees anything of the user's outside the
-// workspace but the system's programs, nor the files on the deny list, nor
-// the network (unless [SandboxOptions.Network]). With a sandbox, a
+// temporary directory), the repositories only when it runs git alone;
+// neither sees anything of the user's outside the workspace but the
+// system's programs, nor the files on the deny list (under whatever name
+// they were given since), nor the network (unless
+// [SandboxOptions.Network]), within the bounds of [SandboxOptions.Limits].
+// Commands of one workspace wait for one another when they could race. With a sandbox, a
 // read-only command whose files the check cannot see (grep -r, a pattern)
 // runs without a question; without one ([Toolset.Sandbox] says which, and
 // why), it is asked about. docs/sandbox.md says, per system, what is

@@ -21,6 +21,7 @@ import (
 	"github.com/toolbelt-go/tool/internal/sandboxtest"
 	"github.com/toolbelt-go/tool/process"
 	"github.com/toolbelt-go/tool/tooltest"
+	"golang.org/x/sys/unix"
 )
 
 // The hostile commands: what a model steered by a prompt injection could
@@ -204,6 +205,17 @@ var hostileCommands = []string{
 	// A daemon of the host's on a Unix socket (a container engine, D-Bus,
 	// an SSH agent): Landlock does not restrict connecting by path.
 	"perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => \"UNIXSOCK\") and print \"CONNECTED\"'",
+	// One listening in the workspace (a project's Redis), network off
+	// (issue 34).
+	"perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => \"run/redis.sock\") and print \"CONNECTED\"'",
+	// Other processes' command lines, status and the rest of /proc; the
+	// user's kernel keyring.
+	"cat /proc/[0-9]*/cmdline",
+	"grep -as SECRE /proc/[0-9]*/cmdline /proc/[0-9]*/environ /proc/[0-9]*/status",
+	"cat /proc/PID/cmdline /proc/PID/status /proc/PID/stat /proc/PID/maps",
+	"ls -l /proc/PID/fd /proc/PID/cwd/",
+	"cat /proc/keys",
+	"perl -e '$t = \"user\"; $d = \"KEYDESC\"; $i = syscall(249, $t, $d, 0, 0); $b = \"\\0\" x 99; syscall(250, 11, $i, $b, 99) > 0 and print $b'",
 }
 
 var syscallZero = syscall.Signal(0)
@@ -227,6 +239,7 @@ type hostile struct {
 	accepted chan struct{}
 	sleeper  *exec.Cmd
 	hostTmp  string            // a name in the host's temporary directory, and in /dev/shm
+	keyDesc  string            // a key's name in the user's keyring
 	sock     string            // a Unix socket outside the workspace, listening
 	before   map[string]string // the tree outside the workspace, and the protected files
 }
@@ -303,8 +316,16 @@ func newHostileTree(t *testing.T, mode process.SandboxMode, links bool) *hostile
 			c.Close()
 		}
 	}()
-	// A process of the host's, with a secret in its environment.
-	h.sleeper = exec.Command("sleep", "300")
+	// A Unix socket of the host's inside the workspace.
+	listenInside(t, p.dir, "run/redis.sock", h.accepted)
+	// A key in the user's kernel keyring.
+	h.keyDesc = "toolbelt-hostile-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if id, err := unix.AddKey("user", h.keyDesc, []byte("OUTSIDE-SECRET"), unix.KEY_SPEC_USER_KEYRING); err == nil {
+		t.Cleanup(func() { unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0) })
+	}
+	// A process of the host's, with a secret in its environment and on
+	// its command line (a --password=…).
+	h.sleeper = exec.Command("perl", "-e", "sleep 300", "--password=OUTSIDE-SECRET")
 	h.sleeper.Env = append(os.Environ(), "HOST_TOKEN=OUTSIDE-SECRET")
 	if err := h.sleeper.Start(); err != nil {
 		t.Fatal(err)
@@ -323,7 +344,7 @@ func newHostileTree(t *testing.T, mode process.SandboxMode, links bool) *hostile
 func (h *hostile) command(cmd string) string {
 	return strings.NewReplacer("OUT", h.out, "PORT", strconv.Itoa(h.port), "PID", strconv.Itoa(h.sleeper.Process.Pid),
 		"UNIXSOCK", h.sock, "WSDIR", h.dir, "HOSTTMP", filepath.Join(os.TempDir(), h.hostTmp),
-		"HOSTSHM", filepath.Join("/dev/shm", h.hostTmp)).Replace(cmd)
+		"HOSTSHM", filepath.Join("/dev/shm", h.hostTmp), "KEYDESC", h.keyDesc).Replace(cmd)
 }
 
 // snapshot records the files outside the workspace (in its parent) and

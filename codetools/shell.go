@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ Commands that only read run at once; others are shown to the user first, and des
 // write or a missing file.
 const (
 	sandboxedDescription = `
-Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; protected files (.env, keys, credentials) read as empty; a command that only reads cannot write anything, and one allowed to write can write only in the workspace and in TMPDIR; %s. A "read-only file system" or "permission denied" error comes from the sandbox: do not try to get around it.`
+Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; protected files (.env, keys, credentials) read as empty; a command that only reads cannot write anything, and one allowed to write can write only in the workspace and in TMPDIR, and in .git only when it runs git alone (run git add and git commit on their own, not after other programs); %s. A "read-only file system" or "permission denied" error comes from the sandbox: do not try to get around it.`
 	landlockDescription = `
 Commands run in a sandbox: they see the workspace and the system's programs, nothing else of the user's; a command that only reads cannot write anything, nor read protected files (.env, keys, credentials), and one allowed to write can write only in the workspace and in TMPDIR; %s. A "permission denied" error comes from the sandbox: do not try to get around it.`
 )
@@ -87,7 +88,11 @@ func (ts *Toolset) runShell() tool.AnyTool {
 // classify reads a command line against this toolset's workspace rules:
 // a path is checked as read_file would check it, links followed.
 func (ts *Toolset) classify(command string) shellVerdict {
-	return classifyShell(command, rules{look: ts.ws.Lookup, linked: ts.ws.HardLinked})
+	r := rules{look: ts.ws.Lookup, linked: ts.ws.HardLinked}
+	if ts.sandbox == process.SandboxNone {
+		r.gitRuns = func(dir string) string { return repoRunsPrograms(filepath.Join(ts.ws.Dir(), filepath.FromSlash(dir))) }
+	}
+	return classifyShell(command, r)
 }
 
 // requirement turns a verdict into how the call must be approved.
@@ -146,14 +151,17 @@ func (ts *Toolset) timeout(in RunShellArgs) time.Duration {
 }
 
 func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
-	sb, err := ts.shellSandbox(in.Command)
+	sb, done, err := ts.shellSandbox(ctx, in.Command)
 	var refused *tool.Error
-	if errors.As(err, &refused) {
+	switch {
+	case errors.As(err, &refused):
 		return "", refused
-	}
-	if err != nil {
+	case err != nil && ctx.Err() != nil:
+		return "", &tool.Error{Message: "the command was not run: it waited for the other commands running in the workspace, and its time ran out", Cause: err}
+	case err != nil:
 		return "", &tool.Error{Message: "the command was not run: its sandbox could not be made", Internal: true, Cause: err}
 	}
+	defer done()
 	limit := ts.timeout(in)
 	cctx, cancel := context.WithTimeoutCause(ctx, limit, errShellTimeout)
 	defer cancel()
@@ -162,47 +170,59 @@ func (ts *Toolset) shell(ctx context.Context, in RunShellArgs) (string, error) {
 		Path: sh[0], Args: append(append([]string(nil), sh[1:]...), in.Command),
 		Dir: ts.ws.Dir(), Env: ts.opts.Env, MaxOutputBytes: ts.opts.MaxShellOutput, Sandbox: sb,
 	})
+	notes := done() // the command has ended: what it left is looked at
 	switch {
 	case err == nil:
-		return shellOutput(res), nil
+		return shellOutput(res, notes), nil
 	case ctx.Err() != nil:
 		return "", err // the call itself was cancelled or timed out: the pipeline says so
 	case res != nil && errors.Is(context.Cause(cctx), errShellTimeout):
 		return "", &tool.Error{
-			Message: fmt.Sprintf("the command did not finish within its %v timeout and was stopped, with everything it started.\n%s", limit, shellOutput(res)),
+			Message: fmt.Sprintf("the command did not finish within its %v timeout and was stopped, with everything it started.\n%s", limit, shellOutput(res, notes)),
 			Hint:    "give it a larger timeout_seconds (at most 600), or run something that finishes sooner",
 		}
 	}
 	return "", &tool.Error{Message: "the shell could not be started", Internal: true, Cause: err}
 }
 
-// shellSandbox builds the sandbox a command runs in, from the workspace's
-// rules and the class the approval saw: a read-only command may write
-// nothing; another may write where the workspace allows, and reach the
-// network if the host allows it. Nil without a sandbox.
-func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
+// shellSandbox prepares the sandbox a command runs in, from the
+// workspace's rules and the class the approval saw: a read-only command
+// may write nothing; another may write where the workspace allows (the
+// repositories too when it runs version control alone), and reach the
+// network if the host allows it. It holds the workspace until done is
+// called, after the command: no other command of the workspace's changes
+// the tree meanwhile. Nil without a sandbox.
+func (ts *Toolset) shellSandbox(ctx context.Context, command string) (_ *process.Sandbox, done func() []string, err error) {
 	if ts.sandbox == process.SandboxNone {
-		return nil, nil
+		return nil, func() []string { return nil }, nil
 	}
+	v := ts.classify(command)
 	access := workspace.Read
-	if ts.classify(command).safety != tool.SafetyReadOnly {
+	if v.safety != tool.SafetyReadOnly {
 		access = workspace.Write
 	}
-	sb, err := ts.ws.Sandbox(access)
+	prep, err := ts.ws.Prepare(ctx, access, &workspace.PrepareOptions{VersionControl: v.versionControlOnly(), Mode: ts.sandbox})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	defer func() {
+		if err != nil {
+			prep.Done()
+		}
+	}()
+	sb := prep.Sandbox()
 	sb.Mode = ts.sandbox
 	if ts.sandbox == process.SandboxLandlock && access == workspace.Write && slices.ContainsFunc(sb.Deny, hardLinked) {
 		// process.Run would refuse it too: Landlock cannot hide the file
 		// from a command that writes, and a write through this name
 		// changes it wherever its other names are.
-		return nil, &tool.Error{
+		return nil, nil, &tool.Error{
 			Message: "the command was not run: the workspace holds a protected file with other names (a hard link, perhaps to a file outside the workspace), which the sandbox here (Landlock) cannot keep a command that writes from changing",
 			Hint:    "run only commands that read, or ask the user to replace the hard links with copies (or to install bubblewrap)",
 		}
 	}
 	if o := ts.opts.Sandbox; o != nil {
+		sb.Limits = o.Limits
 		sb.Read = append(sb.Read, o.Read...)
 		if access == workspace.Write {
 			sb.Write = append(sb.Write, o.Write...)
@@ -211,7 +231,7 @@ func (ts *Toolset) shellSandbox(command string) (*process.Sandbox, error) {
 			sb.Read = append(sb.Read, o.Write...)
 		}
 	}
-	return sb, nil
+	return sb, prep.Done, nil
 }
 
 // hardLinked reports whether the host path p is a regular file with more
@@ -221,8 +241,9 @@ func hardLinked(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && workspace.HardLinks(fi) > 1
 }
 
-// shellOutput renders a finished command for the model.
-func shellOutput(res *process.Result) string {
+// shellOutput renders a finished command for the model, with what the
+// workspace did after it.
+func shellOutput(res *process.Result, notes []string) string {
 	var b strings.Builder
 	switch {
 	case res.Signal != "":
@@ -247,6 +268,9 @@ func shellOutput(res *process.Result) string {
 		if !strings.HasSuffix(res.Stderr, "\n") {
 			b.WriteByte('\n')
 		}
+	}
+	for _, n := range notes {
+		b.WriteString("Note: " + n + ".\n")
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,14 @@ func TestShellSandbox(t *testing.T) {
 	ts := New(ws, &Options{Sandbox: &SandboxOptions{Mode: process.SandboxBubblewrap, Network: true,
 		Read: []string{"/opt/go"}, Write: []string{cache}}})
 
-	sb, err := ts.shellSandbox("cat main.go | grep x")
+	sandbox := func(ts *Toolset, command string) (*process.Sandbox, error) {
+		sb, done, err := ts.shellSandbox(context.Background(), command)
+		if err == nil {
+			done()
+		}
+		return sb, err
+	}
+	sb, err := sandbox(ts, "cat main.go | grep x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +40,7 @@ func TestShellSandbox(t *testing.T) {
 		strings.Join(sb.Read, " ") != dir+" /opt/go "+cache {
 		t.Errorf("read-only: %+v", sb)
 	}
-	sb, err = ts.shellSandbox("go test ./...")
+	sb, err = sandbox(ts, "go test ./...")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +49,7 @@ func TestShellSandbox(t *testing.T) {
 	}
 
 	off := New(ws, &Options{Sandbox: &SandboxOptions{Mode: process.SandboxNone}})
-	if sb, err := off.shellSandbox("go test ./..."); sb != nil || err != nil {
+	if sb, err := sandbox(off, "go test ./..."); sb != nil || err != nil {
 		t.Errorf("no sandbox: %+v, %v", sb, err)
 	}
 	if mode, err := off.Sandbox(); mode != process.SandboxNone || err == nil || !strings.Contains(err.Error(), "off") {

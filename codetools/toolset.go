@@ -75,6 +75,11 @@ type SandboxOptions struct {
 	// than the person's: a command could put an entry there that a later
 	// build outside the sandbox would use.
 	Write []string
+	// Limits bound each command's processes, memory and file size. The
+	// zero value means process.Limits' defaults, enforced where the
+	// machine can ([process.SandboxSupport.Bounds]); a bound set here that
+	// the machine cannot enforce makes every command fail.
+	Limits process.Limits
 }
 
 // Toolset is the reference coding tools, bound to one workspace:

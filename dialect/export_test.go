@@ -321,3 +321,26 @@ func TestExporterUnchangedCostsOneCopy(t *testing.T) {
 	x.Tools()
 	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { x.Tools() }))
 }
+
+var precisionSink error
+
+// BenchmarkCheckPrecision checks a Gemini call's arguments: the common call
+// (no number near 2^53) against one that holds such a number, which takes
+// the full check, as every call did before (the schema and the arguments
+// parsed each time), in the same run.
+func BenchmarkCheckPrecision(b *testing.B) {
+	x := dialect.NewExporter(newSource(def("search", `{"type":"object","properties":{"query":{"type":"string"},"path":{"type":"string"},`+
+		`"lang":{"type":"string","enum":["go","rust"]},"limit":{"type":"integer"},"offset":{"type":"integer"},"case_sensitive":{"type":"boolean"}}}`)), dialect.Gemini)
+	for _, tc := range []struct{ name, args string }{
+		{"common", `{"case_sensitive":true,"lang":"go","limit":50,"offset":0,"path":"internal/registry","query":"func NewRegistry"}`},
+		{"large number (full check)", `{"case_sensitive":true,"lang":"go","limit":9007199254740993,"offset":0,"path":"internal/registry","query":"func NewRegistry"}`},
+	} {
+		req := tool.Request{Name: "search", Args: json.RawMessage(tc.args)}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				precisionSink = x.CheckPrecision(req)
+			}
+		})
+	}
+}

@@ -173,6 +173,9 @@ func restore(root *node, schemas []*node, renamed map[string]string, v *node, de
 // run, since the tool would be handed a number the model did not send.
 // req is a request Request made, with the tool's own names.
 func (x *Exporter) CheckPrecision(req tool.Request) error {
+	if !mayHoldLarge(req.Args) {
+		return nil // the common case, at the cost of one pass over the bytes
+	}
 	x.mu.Lock()
 	x.refresh()
 	c := x.cache[req.Name]
@@ -196,6 +199,28 @@ func (x *Exporter) CheckPrecision(req tool.Request) error {
 		return fmt.Errorf("the integer %s at %s may not be the one you wrote: numbers reach this tool as 64-bit floats, which hold integers exactly only up to 2^53 (9007199254740992); the call did not run. Send a smaller number if that is what you meant, or ask the user how to pass this one", lit, where)
 	}
 	return nil
+}
+
+// mayHoldLarge reports whether the JSON document b may hold a number of
+// magnitude 2^53 or more: one whose integer part has 16 digits or more
+// (2^53 has 16, and JSON allows no leading zeros), or one with an
+// exponent. It looks at the bytes alone, strings included, so it may say
+// yes where there is no such number, never no where there is one.
+func mayHoldLarge(b []byte) bool {
+	run := 0 // digits in a row
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			if run++; run >= 16 {
+				return true
+			}
+		case (c == 'e' || c == 'E') && run > 0:
+			return true // an exponent (after a fraction's digits too)
+		default:
+			run = 0
+		}
+	}
+	return false
 }
 
 // inexact finds a number of magnitude 2^53 or more where the schemas take

@@ -179,7 +179,7 @@ func Run(ctx context.Context, c Command) (*Result, error) {
 		if path, args, err = j.program(c.Path, c.Args); err != nil {
 			return nil, startError(name, c.Path, err)
 		}
-		run = j.start
+		run = func(cmd *exec.Cmd) error { return j.start(cmd, tree) }
 	}
 
 	// The pipes are the program's own files: Wait then returns when the

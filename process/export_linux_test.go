@@ -19,3 +19,10 @@ func CgroupParent() string { return cgroupParent() }
 // DetectSandboxWith is DetectSandbox with the bubblewrap program given (""
 // for none), uncached.
 func DetectSandboxWith(bwrap string) SandboxSupport { return detectSandbox(bwrap) }
+
+// NoCgroupLimits makes Run bound commands without cgroups (resource limits
+// alone) until the test ends.
+func NoCgroupLimits(t testing.TB) {
+	prev := v1Off.Swap(true)
+	t.Cleanup(func() { v1Off.Store(prev) })
+}

@@ -21,18 +21,24 @@ import (
 //     package), in namespaces of its own: a mount namespace holding only
 //     the allowed paths, Deny and ReadOnly bind-mounted over with empty
 //     read-only files and directories, no network interfaces but loopback
-//     unless Network (and then no Unix sockets, by a seccomp filter: the
-//     host's network namespace holds its abstract ones, an X server's, a
-//     container shim's; socket pairs stay), a PID namespace (it sees and
-//     signals only its own processes), no capabilities. Everything the
-//     sandbox promises holds.
+//     unless Network, no Unix sockets (by a seccomp filter: a daemon may
+//     listen in the workspace, and with Network the host's network
+//     namespace holds its abstract ones, an X server's, a container
+//     shim's; socket pairs stay), no kernel keyring, a PID namespace (it
+//     sees and signals only its own processes; /proc shows only them), a
+//     read-only /dev (a program that may write has a /dev/shm of its own,
+//     beside its temporary directory), a session of its own (no
+//     terminal), no capabilities. Everything the sandbox promises holds.
 //   - [SandboxLandlock] restricts the program with Landlock (Linux 5.13 and
 //     later) and a seccomp filter: reads, writes and program execution
 //     only where allowed, TCP (Landlock) and every socket (seccomp) refused
 //     without Network, Unix sockets refused always (Landlock does not
 //     restrict connecting to one by its path, which would reach the host's
-//     daemons; socket pairs stay), signals to processes outside the
-//     sandbox refused (Landlock ABI 6), no capabilities. Landlock only
+//     daemons; socket pairs stay), no kernel keyring (seccomp), signals to
+//     processes outside the sandbox refused (Landlock ABI 6), /proc
+//     without the processes' directories (not even the program's own:
+//     /proc/self/status cannot be read, /proc/self/exe and /dev/stdin
+//     still work), a session of its own and no /dev/tty, no capabilities. Landlock only
 //     grants, so a denied path inside an allowed directory is hidden by
 //     granting its siblings one by one: that works for paths under Read,
 //     not under Write (a file the program creates in such a directory would
@@ -82,7 +88,69 @@ type Sandbox struct {
 	// Mode chooses the mechanism. Zero, [SandboxAuto], means the strongest
 	// this machine offers; Run fails when none is.
 	Mode SandboxMode
+	// Limits bound what the program and everything it starts may use:
+	// processes, memory, the size of a file written. The zero value
+	// means the defaults, enforced where this machine can (see [Limits]).
+	Limits Limits
 }
+
+// Limits bound the resources of one sandboxed command, so that a fork
+// bomb, a runaway allocation or a file that fills the disk costs the
+// command, not the machine. Each field is zero for its default, positive
+// for a bound of the host's, negative for none.
+//
+// A default is enforced where this machine can; a bound the host set,
+// where it cannot, makes Run fail instead ([SandboxSupport.Bounds] says
+// what holds where):
+//
+//   - Processes: the pids controller of the command's cgroup (cgroup v2,
+//     where the host's cgroup delegates it; or cgroup v1, where its pids
+//     hierarchy is writable), else, under bubblewrap for a user other than
+//     root, RLIMIT_NPROC in the sandbox's user namespace (where it counts
+//     the sandbox's processes only). Root is exempt from RLIMIT_NPROC, and
+//     under Landlock it counts all of the user's processes: neither bounds
+//     a command without a cgroup.
+//   - Memory: the memory controller of the command's cgroup (v2 or v1),
+//     for all its processes together, and RLIMIT_DATA for each process
+//     everywhere (its heap and writable mappings; not what it reserves
+//     without using).
+//   - FileSize: RLIMIT_FSIZE, per file: a write past it fails (EFBIG) and
+//     the writer gets SIGXFSZ. Many files each under it can still fill a
+//     disk; only a quota or a size-limited mount bounds them together.
+//
+// The limits are set before the program's first instruction: on the
+// sandbox's first process, which bubblewrap holds (--block-fd) until they
+// are, or on the program stopped at its exec (ptrace) under Landlock.
+type Limits struct {
+	// Processes bounds the processes (and threads) alive at once. Zero
+	// means [DefaultMaxProcesses].
+	Processes int
+	// Memory bounds the memory the command uses, in bytes. Zero means
+	// half of this machine's memory.
+	Memory int64
+	// FileSize bounds the size of a file the command writes, in bytes.
+	// Zero means [DefaultMaxFileSize].
+	FileSize int64
+}
+
+// Bounds says how Run bounds a sandboxed command's [Limits] in one mode
+// on this machine: for each limit, the mechanism, or "" where nothing
+// bounds it (a default is then not enforced, and a bound the host sets
+// makes Run fail).
+type Bounds struct {
+	Processes string // "cgroup v2 pids", "cgroup v1 pids", "RLIMIT_NPROC in the sandbox's user namespace"
+	Memory    string // "cgroup v2 memory, and RLIMIT_DATA per process", …
+	FileSize  string // "RLIMIT_FSIZE, per file"
+}
+
+// Defaults of [Limits].
+const (
+	// DefaultMaxProcesses bounds a sandboxed command's processes and
+	// threads: a build's, a test suite's, not a fork bomb's.
+	DefaultMaxProcesses = 1024
+	// DefaultMaxFileSize bounds a file a sandboxed command writes: 1 GiB.
+	DefaultMaxFileSize = 1 << 30
+)
 
 // DefaultSystemPaths are the directories a sandboxed program may read and
 // run programs from when [Sandbox.System] is nil: programs, libraries and

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -69,8 +70,11 @@ func llHandled(abi int) uint64 {
 	return r
 }
 
-// llDevices are the device files every program may read and write.
-var llDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// llDevices are the device files every program may read and write. Not
+// /dev/tty: the program starts in a session of its own, without a
+// terminal, and the person's must not be written to (escape sequences)
+// nor read (keystrokes).
+var llDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 // rulesetBuilder adds rules to a Landlock ruleset.
 type rulesetBuilder struct {
@@ -123,15 +127,52 @@ func (b *rulesetBuilder) addExcept(path string, rights uint64, hidden []string) 
 		return
 	}
 	b.add(path, unix.LANDLOCK_ACCESS_FS_READ_DIR)
-	entries, err := os.ReadDir(path)
+	dir, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if e.Type()&os.ModeSymlink != 0 {
-			continue
+		sub := filepath.Join(path, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+		case e.IsDir() && slices.ContainsFunc(hidden, func(h string) bool { return within(sub, h) }):
+			b.addExcept(sub, rights, hidden)
+		case !slices.Contains(hidden, sub):
+			// Most entries: one rule, opened from the directory, its
+			// type from the listing.
+			b.addAt(int(dir.Fd()), e.Name(), e.IsDir(), rights)
 		}
-		b.addExcept(filepath.Join(path, e.Name()), rights, hidden)
+	}
+}
+
+// addAt grants rights on the entry name of the open directory dirfd, a
+// directory or not as isDir says: add, without resolving the whole path
+// again.
+func (b *rulesetBuilder) addAt(dirfd int, name string, isDir bool, rights uint64) {
+	if b.err != nil {
+		return
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if !isDir {
+		rights &= llFile
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights & b.handled, Parent_fd: int32(fd)}
+	if attr.Allowed_access == 0 {
+		return
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(b.fd), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		b.err = fmt.Errorf("process: sandbox: Landlock rule for %s: %w", name, errno)
 	}
 }
 
@@ -188,8 +229,38 @@ func (j *jail) buildLandlock(sp sandboxPaths) error {
 	for _, d := range llDevices {
 		b.add(d, llDevice)
 	}
-	b.add("/proc", unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	b.addProc()
 	return b.err
+}
+
+// procHidden are the entries of /proc, besides the processes', that no
+// program reads: the keys of the user's kernel keyring, listed.
+var procHidden = map[string]bool{"keys": true, "key-users": true}
+
+// addProc grants reading /proc, but not the directories of processes
+// (/proc/[pid]): a program could read every process's command line there
+// (a password given as an argument), its status and its limits; the files
+// that give more (environ, fd, maps, mem) Landlock already keeps to the
+// program's own processes. A rule on /proc itself would reach the
+// processes' directories, which appear after it is made: each other entry
+// is granted by name instead, and a process directory, even the program's
+// own (/proc/self), has none. What /proc/self leads to by a magic link
+// still works (/proc/self/exe, /dev/stdin through /proc/self/fd/0):
+// Landlock looks at the file reached, not at the path to it.
+func (b *rulesetBuilder) addProc() {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	for _, e := range entries {
+		name := e.Name()
+		if name[0] >= '0' && name[0] <= '9' || procHidden[name] || e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		b.add("/proc/"+name, unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	}
 }
 
 // linkedUnderWrite refuses a sandbox in which a program that may write
@@ -212,18 +283,88 @@ func linkedUnderWrite(sp sandboxPaths) error {
 }
 
 // startLandlocked starts cmd from a thread restricted as the program must
-// be (see the top of this file).
-func (j *jail) startLandlocked(cmd *exec.Cmd) error {
-	errc := make(chan error, 1)
+// be (see the top of this file), in the cgroup v2 cg ("" for none). With
+// limits to set, the program starts traced (ptrace) and stops at its exec,
+// before its first instruction; the limits are set from this thread, which
+// may still write the cgroups, and the restricted thread, its tracer, lets
+// it go.
+func (j *jail) startLandlocked(cmd *exec.Cmd, cg string) error {
+	// A session of its own, as bubblewrap's --new-session gives: no
+	// controlling terminal, no /dev/tty (the process group is the
+	// session's, led by the program, as Setpgid would make it).
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	attr := cmd.SysProcAttr
+	attr.Setsid, attr.Setpgid, attr.Pgid = true, false, 0
+	attr.Ptrace = j.limits.any()
+	started := make(chan error, 1) // the program started, and stopped if traced
+	apply := make(chan error, 1)   // nil: let it go; else kill it
+	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
 		if err := j.restrictThread(); err != nil {
-			errc <- err
+			started <- err
 			return
 		}
-		errc <- cmd.Start()
+		err := cmd.Start()
+		if err != nil && attr.Ptrace && errors.Is(err, syscall.EPERM) {
+			err = fmt.Errorf("%w (the program starts traced, so that its Limits are set before it runs, and tracing was refused: Yama's kernel.yama.ptrace_scope is 2 or more, or a seccomp profile refuses ptrace; set every field of Sandbox.Limits to -1 to run without bounds)", err)
+		}
+		if err == nil && attr.Ptrace {
+			err = waitStopped(cmd.Process.Pid)
+		}
+		started <- err
+		if err != nil || !attr.Ptrace {
+			return
+		}
+		if err := <-apply; err != nil {
+			cmd.Process.Kill()
+			unix.PtraceDetach(cmd.Process.Pid)
+			done <- err
+			return
+		}
+		if err := unix.PtraceDetach(cmd.Process.Pid); err != nil {
+			cmd.Process.Kill()
+			done <- &limitError{fmt.Errorf("process: sandbox: letting the program go: %w", err)}
+			return
+		}
+		done <- nil
 	}()
-	return <-errc
+	err := <-started
+	if err != nil && attr.Ptrace && cmd.Process != nil {
+		cmd.Process.Kill() // started but did not stop: not ours to trust
+		cmd.Wait()
+		return &limitError{err}
+	}
+	if err != nil || !attr.Ptrace {
+		return err
+	}
+	j.applied, err = applyLimits(j.limits, cmd.Process.Pid, cg, false)
+	apply <- err
+	if err = <-done; err != nil {
+		j.applied.release()
+		j.applied = nil
+		cmd.Wait()
+	}
+	return err
+}
+
+// waitStopped waits for a traced program to stop at its exec.
+func waitStopped(pid int) error {
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, 0, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return fmt.Errorf("process: sandbox: waiting for the program to stop at its start: %w", err)
+		case !ws.Stopped():
+			return fmt.Errorf("process: sandbox: the program did not stop at its start (%v)", ws)
+		}
+		return nil
+	}
 }
 
 // restrictThread applies the sandbox to the calling thread.
@@ -281,20 +422,21 @@ func capLast() int {
 // socket(2) for Unix sockets, always: Landlock (to ABI 7) does not restrict
 // connecting to a Unix socket by its path, so a program could reach any
 // daemon of the host's that listens on one (a container engine's, the
-// D-Bus buses, an SSH agent) and have it act outside the sandbox;
-// socketpair(2), which reaches nobody, stays. Without network it refuses
-// every other socket too (Landlock restricts TCP only), and io_uring
-// always, which can make sockets too. For a program that may write
-// nowhere it refuses the metadata changes Landlock cannot restrict (modes,
-// owners, times, extended attributes), which a program could otherwise
-// make to any file it can reach. Programs of another architecture (32-bit
-// ones on a 64-bit kernel) could reach socketcall; every one of their
-// system calls is refused instead.
+// D-Bus buses, an SSH agent, one in the workspace) and have it act
+// outside the sandbox; socketpair(2), which reaches nobody, stays. Without
+// network it refuses every other socket too (Landlock restricts TCP only),
+// and io_uring always, which can make sockets too; and the kernel keyring
+// always, which is the user's (see alwaysDenied). For a program that may
+// write nowhere it refuses the metadata changes Landlock cannot restrict
+// (modes, owners, times, extended attributes), which a program could
+// otherwise make to any file it can reach. Programs of another
+// architecture (32-bit ones on a 64-bit kernel) could reach socketcall;
+// every one of their system calls is refused instead.
 func installFilter(network, writes bool) error {
 	if auditArch == 0 {
 		return nil // no filter on this architecture
 	}
-	deny := []uint32{uint32(unix.SYS_IO_URING_SETUP)}
+	deny := alwaysDenied()
 	if !writes {
 		deny = append(deny, metadataCalls...)
 	}
@@ -307,10 +449,20 @@ func installFilter(network, writes bool) error {
 	return nil
 }
 
+// alwaysDenied are the system calls no sandboxed program may make:
+// io_uring_setup (its rings make sockets and open files past the filter)
+// and the kernel keyring's add_key, request_key and keyctl. A keyring is
+// the user's, not a namespace's: a key the host added to the user keyring
+// (aws-vault's keyctl backend, a Kerberos KEYRING: cache) would be
+// readable through request_key and KEYCTL_READ.
+func alwaysDenied() []uint32 {
+	return []uint32{uint32(unix.SYS_IO_URING_SETUP), uint32(unix.SYS_ADD_KEY), uint32(unix.SYS_REQUEST_KEY), uint32(unix.SYS_KEYCTL)}
+}
+
 // seccompProgram assembles the filter: the system calls in deny fail with
-// EACCES, and so does socket(2) for AF_UNIX, and, without network, for
-// every family.
-func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
+// EACCES, and so does socket(2) for AF_UNIX, and, unless sockets, for every
+// family.
+func seccompProgram(deny []uint32, sockets bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -329,7 +481,7 @@ func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
 		refuse // EACCES
 		absent // ENOSYS: another architecture's call
 		socket // look at socket(2)'s family
-		inet   // socket(2) for a family but AF_UNIX, with network: allowed
+		inet   // socket(2) for a family but AF_UNIX, when allowed
 	)
 	type jump struct{ at, t, f int }
 	var prog []unix.SockFilter
@@ -354,7 +506,7 @@ func seccompProgram(deny []uint32, network bool) []unix.SockFilter {
 	at[absent] = len(prog)
 	emit(ret, uint32(unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)), next, next)
 	at[socket] = len(prog)
-	if network {
+	if sockets {
 		emit(ld, offArg0, next, next)
 		emit(jeq, unix.AF_UNIX, next, inet)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -96,6 +98,9 @@ func bwrapBase(network bool) []string {
 	return args
 }
 
+// bwrapDevices are the device files a sandbox shows.
+var bwrapDevices = []string{"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"}
+
 // jail is a sandbox built for one command.
 type jail struct {
 	mode    SandboxMode
@@ -108,6 +113,8 @@ type jail struct {
 	seccomp *os.File // bubblewrap's seccomp filter, passed as file 3; nil without
 	network bool
 	writes  bool // the program may write somewhere
+	limits  limitPlan
+	applied *limitsApplied // what enforcing the limits made, once started
 }
 
 // sandboxPath is a path the sandbox names: as given, and with its links
@@ -157,7 +164,10 @@ func (s *Sandbox) build(dir string) (_ *jail, err error) {
 			return nil, sup.Err()
 		}
 	}
-	j := &jail{mode: mode, ruleset: -1, network: s.Network, writes: s.Temp || len(s.Write) > 0}
+	j := &jail{mode: mode, ruleset: -1, network: s.Network, writes: s.Temp || len(s.Write) > 0, limits: s.Limits.plan()}
+	if j.limits.any() {
+		cgroupV1() // found now, from a thread /proc/self is readable from
+	}
 	if j.private, err = os.MkdirTemp("", "toolbelt-sandbox-"); err != nil {
 		return nil, fmt.Errorf("process: sandbox: %w", err)
 	}
@@ -185,7 +195,7 @@ func (s *Sandbox) build(dir string) (_ *jail, err error) {
 		read:     resolve(s.Read, false),
 		write:    resolve(s.Write, false),
 		readOnly: resolve(s.ReadOnly, false),
-		deny:     append(resolve(systemDeny, true), resolve(s.Deny, false)...),
+		deny:     append(readable(resolve(systemDeny, true)), resolve(s.Deny, false)...),
 	}
 	for _, list := range [][]sandboxPath{sp.system, sp.read, sp.write} {
 		for _, p := range list {
@@ -215,6 +225,20 @@ func (s *Sandbox) build(dir string) (_ *jail, err error) {
 
 type sandboxPaths struct {
 	system, read, write, readOnly, deny []sandboxPath
+}
+
+// readable keeps the system paths to hide that the program could read:
+// one its user may not read (/etc/shadow, to a user other than root) the
+// kernel keeps from it already, and hiding it would cost a mount
+// (bubblewrap) or a rule per entry of its directory (Landlock). Root reads
+// them all, its capabilities dropped or not: they are its own files.
+func readable(paths []sandboxPath) []sandboxPath {
+	if os.Geteuid() == 0 {
+		return paths
+	}
+	return slices.DeleteFunc(paths, func(p sandboxPath) bool {
+		return unix.Faccessat(unix.AT_FDCWD, p.real, unix.R_OK, unix.AT_EACCESS) != nil
+	})
 }
 
 // resolveSystem is resolve for system paths, keeping symbolic links as
@@ -275,10 +299,14 @@ func (j *jail) program(path string, args []string) (string, []string, error) {
 	return j.bwrap, slices.Concat(j.args, []string{"--", path}, args), nil
 }
 
-// start starts cmd in the sandbox.
-func (j *jail) start(cmd *exec.Cmd) error {
+// start starts cmd in the sandbox, in the tree's cgroup when it has one.
+func (j *jail) start(cmd *exec.Cmd, tree *processTree) error {
+	cg := ""
+	if tree.cg != nil {
+		cg = tree.cg.dir
+	}
 	if j.mode == SandboxLandlock {
-		return j.startLandlocked(cmd)
+		return j.startLandlocked(cmd, cg)
 	}
 	if j.seccomp != nil {
 		if _, err := j.seccomp.Seek(0, io.SeekStart); err != nil {
@@ -286,7 +314,85 @@ func (j *jail) start(cmd *exec.Cmd) error {
 		}
 		cmd.ExtraFiles = []*os.File{j.seccomp} // file 3, as --seccomp says
 	}
-	return cmd.Start()
+	if !j.limits.any() {
+		return cmd.Start()
+	}
+	// Bubblewrap writes its sandbox's first process's PID to --info-fd,
+	// and that process waits, its mounts made, for a byte on --block-fd
+	// before it starts the program: the limits are set in between.
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer infoR.Close()
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return err
+	}
+	defer blockW.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, infoW, blockR) // as j.args say
+	err = cmd.Start()
+	infoW.Close()
+	blockR.Close()
+	if err != nil {
+		return err
+	}
+	pid := 0
+	stop := func(err error) error {
+		// The sandbox's first process is the first of its PID namespace:
+		// killed, it takes the namespace with it. It dies before the
+		// byte it waits for is sent, or the pipe closed (which would let
+		// it go on): the program never starts.
+		if pid == 0 {
+			pid = childOf(cmd.Process.Pid)
+		}
+		if pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
+	pid, err = readChildPID(infoR)
+	if err != nil {
+		return stop(&limitError{fmt.Errorf("process: sandbox: bubblewrap did not say its sandbox's PID: %w", err)})
+	}
+	if j.applied, err = applyLimits(j.limits, pid, cg, bwrapCountsProcesses(j.bwrap)); err != nil {
+		return stop(err)
+	}
+	if _, err := blockW.Write([]byte{1}); err != nil {
+		return stop(&limitError{fmt.Errorf("process: sandbox: %w", err)})
+	}
+	return nil
+}
+
+// childOf returns a child of the process pid, 0 when it has none.
+func childOf(pid int) int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// readChildPID reads bubblewrap's --info-fd, a JSON object whose
+// "child-pid" is the PID of the sandbox's first process, in the host's
+// PID namespace. Bubblewrap closes the pipe once it is written; an early
+// end is a sandbox that failed to start.
+func readChildPID(r io.Reader) (int, error) {
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&info); err != nil {
+		return 0, err
+	}
+	if info.ChildPID <= 0 {
+		return 0, errors.New("no child-pid")
+	}
+	return info.ChildPID, nil
 }
 
 // exitSignal reads the status bubblewrap passes on for a program a signal
@@ -300,6 +406,7 @@ func (j *jail) exitSignal(code int) (syscall.Signal, bool) {
 
 // release removes what build made.
 func (j *jail) release() {
+	j.applied.release()
 	if j.ruleset >= 0 {
 		syscall.Close(j.ruleset)
 		j.ruleset = -1
@@ -391,27 +498,63 @@ func (j *jail) buildBubblewrap(sp sandboxPaths, dir string) error {
 		}
 		return a.rank - b.rank
 	})
-	args := bwrapBase(j.network)
-	args = append(args, "--dev", "/dev", "--proc", "/proc")
+	// A program that may write nowhere has no socket at all (the seccomp
+	// filter below): it shares the host's network namespace, which costs
+	// nothing to make, and sees only its configuration (/proc/net), as
+	// under Landlock. Another has a namespace of its own, with its own
+	// loopback, unless Network.
+	args := bwrapBase(j.network || !j.writes)
+	// A /dev of its own, read-only, with the devices programs use: not
+	// bubblewrap's --dev, a writable tmpfs of half the memory (/dev/shm
+	// included) with a terminal and pseudo-terminals, whose six bind
+	// mounts cost more than the rest of the sandbox. A program that may
+	// write gets a /dev/shm in its private directory, as its /tmp.
+	args = append(args, "--tmpfs", "/dev")
+	for _, d := range bwrapDevices {
+		args = append(args, "--dev-bind", d, d)
+	}
+	args = append(args, "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
+		"--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr", "--proc", "/proc")
+	if j.tmp != "" {
+		shm := filepath.Join(j.private, "shm")
+		if err := os.Mkdir(shm, 0o700); err != nil {
+			return fmt.Errorf("process: sandbox: %w", err)
+		}
+		args = append(args, "--bind", shm, "/dev/shm")
+	}
+	args = append(args, "--remount-ro", "/dev")
 	for _, m := range mounts {
 		args = append(args, m.op, m.src, m.dst)
 	}
 	// The sandbox's own root, where bubblewrap made the mount points,
 	// is read-only too: a command writes only where it may.
 	args = append(args, "--remount-ro", "/")
-	// With the host's network namespace comes its abstract Unix sockets
-	// (an X server's, a container shim's, a D-Bus bus's), which no mount
-	// hides: a seccomp filter refuses Unix sockets (socket pairs stay).
-	if j.network && auditArch != 0 {
+	// A seccomp filter, in every sandbox: no Unix sockets (socket pairs
+	// stay), which would reach a daemon listening in the workspace or, with
+	// the host's network namespace, its abstract sockets (an X server's, a
+	// container shim's, a D-Bus bus's), which no mount hides; no kernel
+	// keyring, which is the user's, not the namespace's; no io_uring.
+	// Other sockets are the network namespace's business, for a program
+	// that may write: its own loopback without Network, the host's with
+	// it; one that may not has none.
+	if auditArch != 0 {
 		f, err := os.Create(filepath.Join(j.private, "seccomp"))
 		if err != nil {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		j.seccomp = f
-		if _, err := f.Write(seccompBytes(seccompProgram([]uint32{uint32(unix.SYS_IO_URING_SETUP)}, true))); err != nil {
+		if _, err := f.Write(seccompBytes(seccompProgram(alwaysDenied(), j.network || j.writes))); err != nil {
 			return fmt.Errorf("process: sandbox: %w", err)
 		}
 		args = append(args, "--seccomp", "3")
+	}
+	if j.limits.any() {
+		// The files start makes, after the seccomp filter's.
+		fd := 3
+		if j.seccomp != nil {
+			fd = 4
+		}
+		args = append(args, "--info-fd", strconv.Itoa(fd), "--block-fd", strconv.Itoa(fd+1))
 	}
 	if dir != "" {
 		real, _ := filepath.EvalSymlinks(dir) // checked by build

@@ -3,6 +3,7 @@ package process_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/toolbelt-go/tool/internal/sandboxtest"
 	"github.com/toolbelt-go/tool/process"
@@ -213,9 +215,12 @@ func TestSandboxNetwork(t *testing.T) {
 		my $u = IO::Socket::INET->new(PeerAddr => $ARGV[1], Proto => "udp");
 		print $u && $u->send("datagram") ? "udp sent\n" : "no udp\n";' "$0" "$1"`
 	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
-		for _, network := range []bool{false, true} {
+		// A program that may write nowhere has no network either, and
+		// shares the host's namespace under bubblewrap: no socket at all.
+		for _, c := range []struct{ write, network bool }{{true, false}, {true, true}, {false, false}} {
+			network := c.network
 			j := newJail(t)
-			sb := j.sandbox(mode, true)
+			sb := j.sandbox(mode, c.write)
 			sb.Network = network
 			c := sh(t, script)
 			c.Args = append(c.Args, ln.Addr().String(), udp.LocalAddr().String())
@@ -240,11 +245,12 @@ func TestSandboxNetwork(t *testing.T) {
 }
 
 // TestSandboxUnixSockets: a program reaches no Unix socket of the host's
-// (a daemon's, an agent's), by its path or abstract, with the network or
-// without, and whether it may write or not; a socket pair of its own still
-// works. Landlock does not restrict connecting to a path, and bubblewrap
-// with the network shares the host's abstract sockets: a seccomp filter
-// refuses Unix sockets.
+// (a daemon's, an agent's, one listening inside the workspace), by its
+// path or abstract, with the network or without, and whether it may write
+// or not; a socket pair of its own still works. Landlock does not restrict
+// connecting to a path, bubblewrap shows the workspace and its sockets,
+// and with the network shares the host's abstract sockets: a seccomp
+// filter refuses Unix sockets in every sandbox.
 func TestSandboxUnixSockets(t *testing.T) {
 	need(t, "perl")
 	dir, err := os.MkdirTemp("", "sock") // a socket's path is short
@@ -296,22 +302,42 @@ func TestSandboxUnixSockets(t *testing.T) {
 	}()
 	script := `perl -MIO::Socket::UNIX -MSocket -e '
 		print IO::Socket::UNIX->new(Peer => $ARGV[0]) ? "connected\n" : "refused\n";
+		print IO::Socket::UNIX->new(Peer => $ARGV[3]) ? "inside connected\n" : "inside refused\n";
 		print socket(S, AF_UNIX, SOCK_STREAM, 0) && connect(S, pack_sockaddr_un("\0" . $ARGV[2])) ? "abstract connected\n" : "abstract refused\n";
 		my $u = IO::Socket::UNIX->new(Type => SOCK_DGRAM);
 		print $u && $u->send("x", 0, pack_sockaddr_un($ARGV[1])) ? "sent\n" : "not sent\n";
-		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1" "$2"`
+		print socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) ? "pair\n" : "no pair\n";' "$0" "$1" "$2" "$3"`
 	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
 		for _, write := range []bool{false, true} {
 			for _, network := range []bool{false, true} {
 				j := newJail(t)
+				// A daemon of the host's listening in the workspace (a
+				// project-local Redis or Postgres, puma's tmp/sockets),
+				// which no mount hides: the sandbox shows the workspace.
+				inside := filepath.Join(j.ws, "run", "redis.sock")
+				require.NoError(t, os.MkdirAll(filepath.Dir(inside), 0o755))
+				iln, err := net.Listen("unix", inside)
+				require.NoError(t, err)
+				defer iln.Close()
+				go func() {
+					for {
+						c, err := iln.Accept()
+						if err != nil {
+							return
+						}
+						accepted <- struct{}{}
+						c.Close()
+					}
+				}()
 				sb := j.sandbox(mode, write)
 				sb.Network = network
 				c := sh(t, script)
-				c.Args = append(c.Args, path, dgram, abstract)
+				c.Args = append(c.Args, path, dgram, abstract, "run/redis.sock")
 				c.Dir, c.Sandbox = j.ws, sb
 				res, err := process.Run(context.Background(), c)
 				require.NoError(t, err)
-				assert.Contains(t, res.Stdout, "refused\n", "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Regexp(t, `(?m)^refused$`, res.Stdout, "write %v, network %v: %s", write, network, res.Stderr)
+				assert.Contains(t, res.Stdout, "inside refused\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "not sent\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "abstract refused\n", "write %v, network %v: %s", write, network, res.Stderr)
 				assert.Contains(t, res.Stdout, "pair\n", "write %v, network %v: %s", write, network, res.Stderr)
@@ -481,5 +507,229 @@ func testSandboxAsUser(t *testing.T) {
 		res = j.run(t, j.sandbox(mode, false), `cat .env sub/key.pem 2>/dev/null; echo done`)
 		assert.Equal(t, "done\n", res.Stdout, "%v: %s", mode, res.Stderr)
 		assert.NoFileExists(t, filepath.Join(j.outside, "new"))
+		// An ordinary user's processes: counted in bubblewrap's user
+		// namespace, apart from the user's others.
+		bounds := sup.Bounds(mode)
+		t.Logf("%v as uid %d: %+v", mode, os.Geteuid(), bounds)
+		if bounds.Processes == "" {
+			continue
+		}
+		sb := j.sandbox(mode, false)
+		sb.Limits.Processes = 32
+		res = j.run(t, sb, `perl -e 'my $n = 0; for (1..100) { my $p = fork(); last unless defined $p; if (!$p) { close STDOUT; close STDERR; sleep 5; exit } $n++ } print "forked $n\n"'`)
+		forked := 100
+		fmt.Sscanf(res.Stdout, "forked %d", &forked)
+		assert.Less(t, forked, 32, "%v: %s", mode, res.Stderr)
 	}
+}
+
+// TestSandboxKeyring: a key the host keeps in the user's kernel keyring
+// (aws-vault's keyctl backend, a Kerberos KEYRING: cache) is out of reach:
+// the keyring is the user's, not a namespace's, and a seccomp filter
+// refuses add_key, request_key and keyctl in every sandbox.
+func TestSandboxKeyring(t *testing.T) {
+	need(t, "perl")
+	desc := fmt.Sprintf("toolbelt-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	id, err := unix.AddKey("user", desc, []byte(secretMarker), unix.KEY_SPEC_USER_KEYRING)
+	if err != nil {
+		t.Skipf("no user keyring here: %v", err)
+	}
+	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0)
+	// Found by its description (request_key), or by its serial, from the
+	// user keyring and from the session's; read with KEYCTL_READ.
+	script := `perl -e '
+		my ($desc, $serial) = @ARGV;
+		my $type = "user";
+		my @ids = ($serial + 0, syscall(` + strconv.Itoa(unix.SYS_REQUEST_KEY) + `, $type, $desc, 0, 0));
+		push @ids, syscall(` + strconv.Itoa(unix.SYS_KEYCTL) + `, 0, -4, 0) >= 0 ? "keyring" : ();
+		for my $id (@ids) {
+			next if $id eq "keyring" || $id < 0;
+			my $buf = "\0" x 256;
+			my $n = syscall(` + strconv.Itoa(unix.SYS_KEYCTL) + `, 11, $id, $buf, 256);
+			print $n > 0 ? "read " . substr($buf, 0, $n) . "\n" : "refused\n";
+		}
+		print "user keyring\n" if grep { $_ eq "keyring" } @ids;
+		print "done\n";' "$0" "$1"`
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			c := sh(t, script)
+			c.Args = append(c.Args, desc, strconv.Itoa(id))
+			c.Dir, c.Sandbox = j.ws, j.sandbox(mode, write)
+			res, err := process.Run(context.Background(), c)
+			require.NoError(t, err)
+			assert.Contains(t, res.Stdout, "done\n", res.Stderr)
+			assert.NotContains(t, res.Stdout, secretMarker, "write %v", write)
+			assert.NotContains(t, res.Stdout, "user keyring", "write %v", write)
+		}
+	})
+	// Unsandboxed, the same script reads it: the test tests something.
+	c := sh(t, script)
+	c.Args = append(c.Args, desc, strconv.Itoa(id))
+	res, err := process.Run(context.Background(), c)
+	require.NoError(t, err)
+	assert.Contains(t, res.Stdout, "read "+secretMarker, res.Stderr)
+}
+
+// TestSandboxHostProcesses: a program reads nothing of the host's
+// processes through /proc: not the command line (a password given as an
+// argument), nor the environment, the status, the memory map, the open
+// files; nor the keys /proc lists. Bubblewrap shows a /proc of the
+// sandbox's own PID namespace; Landlock grants /proc but for the
+// processes' directories.
+func TestSandboxHostProcesses(t *testing.T) {
+	need(t, "perl")
+	host := exec.Command("perl", "-e", "sleep 300", "--password="+outsideMarker)
+	host.Env = append(os.Environ(), "HOST_TOKEN="+outsideMarker)
+	require.NoError(t, host.Start())
+	defer func() { host.Process.Kill(); host.Wait() }()
+	pid := strconv.Itoa(host.Process.Pid)
+	script := `cat /proc/[0-9]*/cmdline /proc/` + pid + `/cmdline /proc/` + pid + `/environ /proc/` + pid + `/status \
+		/proc/` + pid + `/stat /proc/` + pid + `/maps /proc/` + pid + `/comm /proc/keys /proc/key-users 2>/dev/null | tr '\0' ' '
+		ls -l /proc/` + pid + `/fd/ /proc/` + pid + `/cwd/ 2>/dev/null
+		grep -l SANDBOX-OUTSID[E] /proc/*/cmdline /proc/*/task/*/cmdline 2>/dev/null
+		cat /proc/cpuinfo /proc/meminfo | grep -c . >/dev/null && echo system
+		readlink /proc/self/exe >/dev/null && echo self`
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			res := j.run(t, j.sandbox(mode, write), script)
+			assert.NotContains(t, res.Stdout, outsideMarker, "write %v", write)
+			assert.NotContains(t, res.Stdout, "perl", "write %v", write)
+			assert.Contains(t, res.Stdout, "system\nself\n", "write %v: %s", write, res.Stderr)
+		}
+	})
+}
+
+// TestSandboxDevices: a program that may not write has no writable /dev
+// (bubblewrap's own is a tmpfs of half the memory, /dev/shm included) and
+// no terminal (Landlock: the person's, through /dev/tty); one that may
+// write has a /dev/shm of its own, gone when it ends.
+func TestSandboxDevices(t *testing.T) {
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		j := newJail(t)
+		res := j.run(t, j.sandbox(mode, false), `echo x > /dev/shm/x && echo shm; echo x > /dev/new && echo dev
+			echo x > /dev/tty && echo tty; cat /dev/tty </dev/null >/dev/null 2>&1 && echo tty-read
+			echo x > /dev/null && head -c 1 /dev/zero | wc -c`)
+		assert.Equal(t, "1\n", strings.TrimSpace(res.Stdout)+"\n", res.Stderr)
+		res = j.run(t, j.sandbox(mode, true), `echo x > /dev/tty && echo tty; echo x > /dev/null && echo null
+			[ -w /dev/shm ] && echo x > /dev/shm/x && cat /dev/shm/x`)
+		assert.NotContains(t, res.Stdout, "tty", res.Stderr)
+		assert.Contains(t, res.Stdout, "null\n", res.Stderr)
+		if mode == process.SandboxBubblewrap {
+			assert.Contains(t, res.Stdout, "x\n", res.Stderr)
+		}
+	})
+}
+
+// TestSandboxTerminal: a program cannot write to the person's terminal
+// (escape sequences, a fake prompt) nor read it (keystrokes), though the
+// host runs in one. The test runs itself again with a terminal of its own
+// (a pseudo-terminal), whose other end it reads.
+func TestSandboxTerminal(t *testing.T) {
+	if os.Getenv("TOOLBELT_SANDBOX_IN_TTY") != "" {
+		for _, mode := range sandboxtest.Modes {
+			if process.DetectSandbox().Mode == process.SandboxNone {
+				break
+			}
+			for _, write := range []bool{false, true} {
+				j := newJail(t)
+				res := j.run(t, j.sandbox(mode, write), `echo `+outsideMarker+` > /dev/tty; echo done`)
+				fmt.Fprintf(os.Stderr, "%v write=%v: %q %q\n", mode, write, res.Stdout, res.Stderr)
+			}
+		}
+		return
+	}
+	sandboxtest.Need(t, process.SandboxAuto)
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	defer master.Close()
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	require.NoError(t, err)
+	require.NoError(t, unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0))
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	defer tty.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSandboxTerminal$")
+	cmd.Env = append(marked(t), "TOOLBELT_SANDBOX_IN_TTY=1")
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	require.NoError(t, cmd.Start())
+	tty.Close()
+	seen := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(master) // EIO once the last holder of the terminal is gone
+		seen <- string(b)
+	}()
+	require.NoError(t, cmd.Wait(), stderr.String())
+	t.Log(stderr.String())
+	require.Contains(t, stderr.String(), "done", "the sandboxed commands ran")
+	var out string
+	select {
+	case out = <-seen:
+	case <-time.After(5 * time.Second):
+		master.Close()
+		out = <-seen
+	}
+	assert.NotContains(t, out, outsideMarker, "a sandboxed command wrote to the terminal")
+}
+
+// TestSandboxLimits: a fork bomb, a runaway allocation and a file that
+// would fill the disk cost the command, not the machine: past the bounds
+// a fork, an allocation, a write fails. Defaults apply when the host sets
+// none, and a negative limit lifts its bound.
+func TestSandboxLimits(t *testing.T) {
+	need(t, "perl")
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		bounds := process.DetectSandbox().Bounds(mode)
+		t.Logf("%v: %+v", mode, bounds)
+		for _, write := range []bool{false, true} {
+			j := newJail(t)
+			sb := j.sandbox(mode, write)
+			sb.Limits = process.Limits{Processes: 64, Memory: 256 << 20, FileSize: 16 << 20}
+			if bounds.Processes == "" {
+				sb.Limits.Processes = 0 // the default, where it can be: see TestSandboxLimitsRefused
+			}
+			res := j.run(t, sb, `perl -e 'my $n = 0; for (1..200) { my $p = fork(); last unless defined $p; if (!$p) { close STDOUT; close STDERR; sleep 5; exit } $n++ } print "forked $n\n"; kill 9, -$$'
+				perl -e '$x = "x" x (512 << 20); print "allocated\n"'
+				head -c 64M /dev/zero > big; wc -c < big`)
+			if bounds.Processes != "" {
+				forked := 0
+				fmt.Sscanf(res.Stdout[strings.Index(res.Stdout, "forked"):], "forked %d", &forked)
+				assert.Less(t, forked, 64, "write %v: %s", write, res.Stderr)
+			}
+			assert.NotContains(t, res.Stdout, "allocated", "write %v", write)
+			if write {
+				assert.Contains(t, res.Stdout, "16777216\n", "write %v: %s", write, res.Stderr)
+			}
+		}
+		// The defaults, and none.
+		j := newJail(t)
+		res := j.run(t, j.sandbox(mode, true), `ulimit -f; ulimit -d`)
+		assert.Equal(t, fmt.Sprintf("%d\n", process.DefaultMaxFileSize/512), strings.SplitAfter(res.Stdout, "\n")[0], res.Stderr)
+		sb := j.sandbox(mode, true)
+		sb.Limits = process.Limits{Processes: -1, Memory: -1, FileSize: -1}
+		res = j.run(t, sb, `ulimit -f; ulimit -d`)
+		assert.Equal(t, "unlimited\nunlimited\n", res.Stdout, res.Stderr)
+	})
+}
+
+// TestSandboxLimitsRefused: a bound of the host's that this machine cannot
+// enforce runs nothing. Without cgroups, root has no bound on processes.
+func TestSandboxLimitsRefused(t *testing.T) {
+	process.NoCgroupLimits(t)
+	sandboxtest.Each(t, func(t *testing.T, mode process.SandboxMode) {
+		if process.DetectSandbox().Bounds(mode).Processes != "" {
+			t.Skipf("%v bounds processes without cgroups here", mode)
+		}
+		j := newJail(t)
+		sb := j.sandbox(mode, true)
+		sb.Limits.Processes = 10
+		c := sh(t, `echo ran > ran.txt`)
+		c.Dir, c.Sandbox = j.ws, sb
+		_, err := process.Run(context.Background(), c)
+		require.ErrorContains(t, err, "cannot be enforced here")
+		assert.NoFileExists(t, filepath.Join(j.ws, "ran.txt"))
+	})
 }

@@ -16,6 +16,9 @@ func DetectSandbox() SandboxSupport {
 	return SandboxSupport{Mode: SandboxNone, Bubblewrap: why, Landlock: why}
 }
 
+// Bounds reports how Run bounds [Limits]: not at all, on this system.
+func (s SandboxSupport) Bounds(SandboxMode) Bounds { return Bounds{} }
+
 // jail is a sandbox built for one command; there are none here.
 type jail struct{ mode SandboxMode }
 
@@ -30,7 +33,7 @@ func (j *jail) env(env []string) []string { return env }
 
 func (j *jail) program(path string, args []string) (string, []string, error) { return path, args, nil }
 
-func (j *jail) start(cmd *exec.Cmd) error { return cmd.Start() }
+func (j *jail) start(cmd *exec.Cmd, _ *processTree) error { return cmd.Start() }
 
 func (j *jail) exitSignal(int) (syscall.Signal, bool) { return 0, false }
 

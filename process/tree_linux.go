@@ -24,6 +24,16 @@ func (t *processTree) start(newCmd func() *exec.Cmd, run func(*exec.Cmd) error) 
 		attr.UseCgroupFD, attr.CgroupFD = true, t.cg.fd
 	}
 	err := run(cmd)
+	var bounds *limitError
+	if errors.As(err, &bounds) {
+		// Started, then stopped: its limits could not be set. Not the
+		// cgroup's doing.
+		if t.cg != nil {
+			t.cg.remove()
+			t.cg = nil
+		}
+		return nil, err
+	}
 	if first := err; err != nil && t.cg != nil {
 		t.cg.remove()
 		t.cg = nil

@@ -251,7 +251,7 @@ type guardRoundTripper struct {
 }
 
 func (g *guardRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := g.inner.RoundTrip(req)
+	resp, err := g.inner.RoundTrip(withTaskName(req))
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}

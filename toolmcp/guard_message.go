@@ -269,7 +269,13 @@ func withMeta(members []member, add map[string]any) []member {
 	for j, m := range members {
 		if m.key == "_meta" {
 			i = j
-			_ = json.Unmarshal(m.raw, &meta)
+			// A _meta that is not an object is replaced; null, which
+			// Unmarshal takes as a nil map, was kept, and the assignment
+			// below panicked in the guard's reader (a server's task handle
+			// or tools/list page with "_meta": null brought its client down).
+			if json.Unmarshal(m.raw, &meta) != nil || meta == nil {
+				meta = map[string]json.RawMessage{}
+			}
 		}
 	}
 	for k := range meta {

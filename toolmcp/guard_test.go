@@ -208,6 +208,24 @@ func FuzzGuard(f *testing.F) {
 		"[INFO] listening\n",
 		`[{"jsonrpc":"2.0","method":"a"},oops]`,
 		"\xe2\x80\xae\x1b[31m" + strings.Repeat("é", 40),
+		// A remote task's handle (resultType "task"), whose task the guard
+		// keeps in _meta for RemoteTools: well formed, with a taskId over
+		// the bounds, of every wrong type, twice, beside a _meta that is
+		// null or not an object; and a plain result that carries the
+		// guard's own key (escaped, too), which is never the server's.
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","status":"working","pollIntervalMs":5,"ttlMs":null,"createdAt":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"` + strings.Repeat("t", 300) + `","status":"working"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"` + strings.Repeat("t", 100) + `","status":"` + strings.Repeat("w", 100) + `"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":{"a":[1,[2,[3]]]},"status":7}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":12,"pollIntervalMs":"soon"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"a","taskId":"b","resultType":"task"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","_meta":null}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"_meta":null}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","_meta":["x"]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","_meta":{"io.github.toolbelt-go/task":{"taskId":"other"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.github.toolbelt-go/task":{"taskId":"t1"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.github.toolbelt\u002dgo/task":{"taskId":"t1"},"k":1}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","taskId":"t1","inputRequests":{"a":{"method":"elicitation/create"}}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -219,6 +237,19 @@ func FuzzGuard(f *testing.F) {
 			}
 			if len(msg) > 4*l.messageBytes+512 {
 				t.Fatalf("a message of %d bytes out of the bounds", len(msg))
+			}
+			// The guard's task key is the guard's: on a CreateTaskResult,
+			// and only there, holding the task's members as they came.
+			var out struct {
+				Result *struct {
+					ResultType json.RawMessage            `json:"resultType"`
+					Meta       map[string]json.RawMessage `json:"_meta"`
+				} `json:"result"`
+			}
+			if json.Unmarshal([]byte(msg), &out) == nil && out.Result != nil {
+				if task, ok := out.Result.Meta[metaTask]; ok && string(out.Result.ResultType) != `"task"` {
+					t.Fatalf("a %s result out of %q carries the guard's task %s", out.Result.ResultType, in, task)
+				}
 			}
 		}
 		// A message that needs no rewriting: an object (null decodes into

@@ -165,6 +165,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.stateful == nil || r.Header.Get(protocolVersionHeader) >= protocolMultiRoundTrip {
+		if !h.checkTaskRequest(w, r) {
+			return
+		}
 		h.stateless.ServeHTTP(w, withCarrier(r))
 		return
 	}

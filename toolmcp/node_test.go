@@ -19,8 +19,9 @@ import (
 )
 
 // The Node tools the tests drive (the MCP TypeScript SDK's clients v1 and
-// v2, the reference server-everything, the conformance suite at its pinned
-// and newest releases) and Node 22 itself are npm packages pinned by
+// v2, the tasks extension's client ext-tasks, the reference
+// server-everything, the conformance suite at its pinned and newest
+// releases) and Node 22 itself are npm packages pinned by
 // testdata/node/package-lock.json.
 const nodeDir = "testdata/node"
 

@@ -163,9 +163,10 @@ func (e *RemoteError) Error() string {
 // the call declares the tasks extension (SEP-2663) and follows the task
 // until it ends, with tasks/get (the session's client must come from
 // [NewClient]); cancelling the call cancels the task (tasks/cancel).
-// A question the task asks is relayed to the client following this call
-// when the call itself runs as a task ([tool.AskInput]), and otherwise
-// cancels the task. Its Definition's Task is TaskMay.
+// A question the task asks is relayed, once, to the client following this
+// call when the call itself runs as a task ([tool.AskInput]), and
+// otherwise cancels the task; so does a read of the task that fails three
+// times in a row. Its Definition's Task is TaskMay.
 //
 // The list is read once, at most MaxPages pages and MaxTools tools: when
 // it is cut there, or the server repeats a page's cursor, or a page after

@@ -196,11 +196,14 @@ func (s *served[C]) taskMethod(ctx context.Context, method string, req *sdk.Serv
 		return nil, errTasksRequired(method)
 	}
 	p := req.Params
-	if req.Extra != nil && req.Extra.Header != nil {
-		// SEP-2663 routes tasks/* by Mcp-Name, which must be the taskId
-		// (SEP-2243: a header that disagrees with the body is refused).
-		if name := req.Extra.Header.Get("Mcp-Name"); name != "" && name != p.TaskID {
-			return nil, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: "header mismatch: the Mcp-Name header is not params.taskId"}
+	if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get(protocolVersionHeader) >= protocolMultiRoundTrip {
+		// Over HTTP from 2026-07-28 on, SEP-2663 routes tasks/* by Mcp-Name,
+		// which must be the taskId, and a missing or disagreeing standard
+		// header is refused (SEP-2243). NewHTTPHandler refuses such a
+		// request before the SDK reads it (checkTaskRequest, with 400);
+		// this is for the SDK's handler, served without it.
+		if why := taskNameMismatch(req.Extra.Header, method, p.TaskID); why != "" {
+			return nil, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: why}
 		}
 	}
 	creq := &sdk.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &sdk.CallToolParamsRaw{}}
@@ -279,7 +282,7 @@ func (s *served[C]) wire(_ context.Context, req *sdk.CallToolRequest, task *tool
 				declared = len(t.Definition().OutputSchema) > 0
 			}
 			if out, err := toCallToolResult(req, task.Result, declared); err == nil {
-				w.Result, _ = json.Marshal(out)
+				w.Result, _ = completeResult(out)
 			} else {
 				w.Status, w.Result = string(tool.TaskFailed), nil
 				w.Error = &taskError{Code: int64(jsonrpc.CodeInternalError), Message: err.Error()}
@@ -303,6 +306,21 @@ func (s *served[C]) wire(_ context.Context, req *sdk.CallToolRequest, task *tool
 		w.InputRequests, _ = json.Marshal(requests)
 	}
 	return w
+}
+
+// completeResult is out as a completed task inlines it. A result of
+// 2026-07-28 carries its resultType ("complete"), which the SDK writes only
+// on the results it sends itself, not on one marshaled into a task: a
+// client that checks the inlined CallToolResult (ext-tasks) refused it.
+func completeResult(out *sdk.CallToolResult) (json.RawMessage, error) {
+	b, err := json.Marshal(out)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return b, err
+	}
+	if len(b) == 2 {
+		return json.RawMessage(`{"resultType":"complete"}`), nil
+	}
+	return append([]byte(`{"resultType":"complete",`), b[1:]...), nil
 }
 
 // listWithTasks adds execution.taskSupport to the listed tools that may or

@@ -90,7 +90,7 @@ func TestOnARedisCluster(t *testing.T) {
 		tooltest.WantOK(t, read)
 		assert.Contains(t, read.Text(), "xxxxxxxx")
 		pa, pb := toolredis.NewPendingApprovalStore(newClient(t), opts), toolredis.NewPendingApprovalStore(newClient(t), opts)
-		p := &tool.PendingApproval{State: "state-1", Request: tool.ApprovalRequest{Tool: "transfer", Session: "conv-pending"}, Expires: time.Now().Add(time.Hour)}
+		p := &tool.PendingApproval{State: "state-1", Session: "conv-pending", Request: tool.ApprovalRequest{Tool: "transfer", Session: "conv-pending"}, Expires: time.Now().Add(time.Hour)}
 		require.NoError(t, pa.Offer(context.Background(), p, time.Now().Add(time.Hour)))
 		listed, err := pb.List(context.Background(), "conv-pending")
 		require.NoError(t, err)

@@ -26,7 +26,8 @@ const MaxPendingBytes = 4 << 20
 // nothing), its answer another (SET NX: of any number of answers, from
 // any replica, exactly one is recorded), and each session a sorted set of
 // its unanswered approvals, scored by their keep time, so that listing a
-// session reads only that session's keys. Every key expires by Redis's
+// session reads only that session's keys; one more sorted set lists the
+// sessions that have approvals (Sessions). Every key expires by Redis's
 // TTL; nothing is ever scanned. Keys are hashed like the other stores'
 // and every command names one key, so it works on a cluster too.
 //
@@ -74,7 +75,7 @@ func (m *PendingApprovalStore) Offer(ctx context.Context, p *tool.PendingApprova
 		return nil // kept until a time already past: nothing to keep
 	}
 	record, _, member := m.pendingKeys(p.State)
-	session := m.c.key("pending-session", p.Request.Session)
+	session := m.c.key("pending-session", p.Session) // raw: two sessions may read alike once escaped
 	_, err = run(ctx, &m.c, "offer", func(ctx context.Context) (struct{}, error) {
 		c := m.c.client
 		now := strconv.FormatInt(time.Now().UnixMilli(), 10)
@@ -95,11 +96,18 @@ func (m *PendingApprovalStore) Offer(ctx context.Context, p *tool.PendingApprova
 		case err != nil:
 			return struct{}{}, err
 		}
+		all := m.c.key("pending-sessions")
 		_, err = c.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			pipe.ZAdd(ctx, session, redis.Z{Score: float64(keep.UnixMilli()), Member: member})
 			// The set lives as long as its longest-kept approval.
 			pipe.Do(ctx, "PEXPIREAT", session, keep.UnixMilli(), "NX")
 			pipe.Do(ctx, "PEXPIREAT", session, keep.UnixMilli(), "GT")
+			// The sessions that have approvals, each as long as its
+			// longest-kept one (Sessions), rid of those past it.
+			pipe.ZAddGT(ctx, all, redis.Z{Score: float64(keep.UnixMilli()), Member: p.Session})
+			pipe.ZRemRangeByScore(ctx, all, "-inf", now)
+			pipe.Do(ctx, "PEXPIREAT", all, keep.UnixMilli(), "NX")
+			pipe.Do(ctx, "PEXPIREAT", all, keep.UnixMilli(), "GT")
 			return nil
 		})
 		return struct{}{}, err
@@ -137,13 +145,54 @@ func (m *PendingApprovalStore) List(ctx context.Context, session string) ([]*too
 				continue // no longer kept, or answered and not yet off the set
 			}
 			var r pendingRecord
-			if err != nil || json.Unmarshal(b, &r) != nil || r.P == nil || r.P.Request.Session != session {
+			if err != nil || json.Unmarshal(b, &r) != nil || r.P == nil || r.P.Session != session {
 				continue
 			}
 			out = append(out, r.P)
 		}
 		return out, nil
 	})
+}
+
+// Sessions implements [tool.PendingApprovalStore]: one sorted set holds
+// the sessions that have approvals, each until its longest-kept approval
+// is no longer kept, and is read with ZSCAN (the cursor is its cursor).
+// A session whose approvals were all answered is listed until then.
+func (m *PendingApprovalStore) Sessions(ctx context.Context, cursor string, limit int) ([]string, string, error) {
+	var at uint64
+	if cursor != "" {
+		n, err := strconv.ParseUint(cursor, 10, 64)
+		if err != nil {
+			return nil, "", fmt.Errorf("toolredis: sessions: the cursor %q is not one Sessions returned", cursor)
+		}
+		at = n
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	type page struct {
+		sessions []string
+		next     string
+	}
+	p, err := run(ctx, &m.c, "sessions", func(ctx context.Context) (page, error) {
+		kv, next, err := m.c.client.ZScan(ctx, m.c.key("pending-sessions"), at, "", int64(limit)).Result()
+		if err != nil {
+			return page{}, err
+		}
+		now := float64(time.Now().UnixMilli())
+		var out []string
+		for i := 0; i+1 < len(kv); i += 2 { // member, score
+			if score, err := strconv.ParseFloat(kv[i+1], 64); err == nil && score > now {
+				out = append(out, kv[i])
+			}
+		}
+		p := page{sessions: out}
+		if next != 0 {
+			p.next = strconv.FormatUint(next, 10)
+		}
+		return p, nil
+	})
+	return p.sessions, p.next, err
 }
 
 // Get implements [tool.PendingApprovalStore].
@@ -218,7 +267,7 @@ func (m *PendingApprovalStore) Answer(ctx context.Context, state string, d tool.
 		}
 		// Off the session's set, which lists the unanswered; List also
 		// skips an answered approval should this fail.
-		_ = c.ZRem(ctx, m.c.key("pending-session", r.P.Request.Session), member).Err()
+		_ = c.ZRem(ctx, m.c.key("pending-session", r.P.Session), member).Err()
 		return true, nil
 	})
 }

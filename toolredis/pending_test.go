@@ -30,7 +30,7 @@ func TestPendingApprovalStoreConforms(t *testing.T) {
 }
 
 func pendingFor(session, state string) *tool.PendingApproval {
-	return &tool.PendingApproval{State: state, Expires: time.Now().Add(time.Hour), Request: tool.ApprovalRequest{
+	return &tool.PendingApproval{State: state, Expires: time.Now().Add(time.Hour), Session: session, Request: tool.ApprovalRequest{
 		Tool: "write_file", Session: session, Args: json.RawMessage(`{"path":"a"}`), ArgsText: `{"path":"a"}`,
 	}}
 }
@@ -54,8 +54,8 @@ func TestPendingKeysAreNamespacedBoundedAndExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := keys(t, rdb, ns)
-	if len(got) != 4 { // two approvals, one answer, one session
-		t.Fatalf("keys under %s: %q, want 4", ns, got)
+	if len(got) != 5 { // two approvals, one answer, one session, the sessions that have approvals
+		t.Fatalf("keys under %s: %q, want 5", ns, got)
 	}
 	for _, k := range got {
 		kind, _, _ := strings.Cut(strings.TrimPrefix(k, ns+":"), ":")

@@ -19,8 +19,11 @@ import (
 // contract a page of approvals and the calls waiting on it rely on, one
 // subtest per rule, each named after the rule it checks: an offered
 // approval listed under its session and read back exactly, sessions and
-// states kept apart, unknown states reported as [tool.ErrPendingGone], one
-// answer recorded and read back exactly, answered approvals no longer
+// states kept apart, sessions told apart by their raw names
+// ([tool.PendingApproval].Session) however alike they read once escaped,
+// unknown states reported as [tool.ErrPendingGone], one answer recorded
+// and read back exactly, every session with unanswered approvals listed
+// by a whole read of Sessions, answered approvals no longer
 // listed, offering again changing nothing, approvals gone after their keep
 // time, exactly one of many concurrent answers recorded, at most
 // [tool.MaxPendingPerSession] unanswered approvals per session, concurrent
@@ -39,7 +42,7 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 	t.Run("an offered approval is listed under its session and read back exactly", func(t *testing.T) {
 		s, p := newStore(t), pending(storeID())
 		offer(t, s, p, later())
-		got := list(t, s, p.Request.Session)
+		got := list(t, s, p.Session)
 		if len(got) != 1 {
 			t.Fatalf("List of its session has %d approvals, want 1", len(got))
 		}
@@ -76,6 +79,76 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 			}
 		}
 	})
+	t.Run("sessions are told apart by their raw names, never as shown", func(t *testing.T) {
+		// PendingApproval.Session is the session as given;
+		// Request.Session is it made visible, and two sessions can look
+		// the same once escaped: team followed by a real U+202E, and the
+		// text team\u202e.
+		s, base := newStore(t), storeID()
+		withChar, literal := pending(base+"\u202e"), pending(base+`\u202e`)
+		withChar.Request.Session, literal.Request.Session = base+`\u202e`, base+`\u202e`
+		offer(t, s, withChar, later())
+		offer(t, s, literal, later())
+		for _, c := range []struct {
+			name    string
+			session string
+			want    string
+		}{{"the session with a real U+202E", withChar.Session, withChar.State}, {"the session of the six characters \\u202e", literal.Session, literal.State}} {
+			got := list(t, s, c.session)
+			if len(got) != 1 || got[0].State != c.want {
+				t.Errorf("List(%s) = %d approvals; want exactly its own: a store must key sessions by PendingApproval.Session, not by Request.Session, which is escaped for showing", c.name, len(got))
+			}
+		}
+		if got := list(t, s, withChar.Request.Session); len(got) != 1 || got[0].State != literal.State {
+			t.Errorf("List of the escaped name gave %d approvals; want only the session whose raw name it is", len(got))
+		}
+	})
+	t.Run("Sessions lists every session that has unanswered approvals, page by page", func(t *testing.T) {
+		s, base := newStore(t), storeID()
+		want := map[string]bool{}
+		for i := range 7 {
+			session := fmt.Sprint(base, "-", i)
+			if i == 6 {
+				session = "" // no session is a session too
+			}
+			p := pending(session)
+			offer(t, s, p, later())
+			if i == 5 { // its only approval answered: it may be listed, or not
+				answer(t, s, p.State, tool.Decision{Kind: tool.DecisionAllowOnce})
+				continue
+			}
+			want[session] = true
+		}
+		q := pending(base + "-0") // two approvals in one session
+		q.State += "-second"
+		offer(t, s, q, later())
+		listed := map[string]bool{}
+		cursor := ""
+		for page := 0; ; page++ {
+			if page == 10_000 {
+				t.Fatal("Sessions never ended: its cursors go round (10,000 pages of 3)")
+			}
+			got, next, err := s.Sessions(ctx, cursor, 3)
+			if err != nil {
+				t.Fatalf("Sessions: %v", err)
+			}
+			for _, session := range got {
+				listed[session] = true
+			}
+			if next == "" {
+				break
+			}
+			if next == cursor {
+				t.Fatalf("Sessions returned the cursor it was given (%q): it would read the same page for ever", next)
+			}
+			cursor = next
+		}
+		for session := range want {
+			if !listed[session] {
+				t.Errorf("a session with an unanswered approval (%q) was not listed by a whole read of Sessions", session)
+			}
+		}
+	})
 	t.Run("an unknown state is ErrPendingGone", func(t *testing.T) {
 		s := newStore(t)
 		if p, d, err := s.Get(ctx, storeID()); !errors.Is(err, tool.ErrPendingGone) || p != nil || d != nil {
@@ -107,11 +180,11 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 	})
 	t.Run("an answered approval is no longer listed", func(t *testing.T) {
 		s, p, q := newStore(t), pending(storeID()), pending(storeID())
-		q.Request.Session = p.Request.Session
+		q.Session, q.Request.Session = p.Session, p.Request.Session
 		offer(t, s, p, later())
 		offer(t, s, q, later())
 		answer(t, s, p.State, tool.Decision{Kind: tool.DecisionDeny, Reason: "no"})
-		got := list(t, s, p.Request.Session)
+		got := list(t, s, p.Session)
 		if len(got) != 1 || got[0].State != q.State {
 			t.Fatalf("List after answering one of two = %d approvals; want only the unanswered one", len(got))
 		}
@@ -119,7 +192,7 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 	t.Run("offering again changes nothing", func(t *testing.T) {
 		s, p := newStore(t), pending(storeID())
 		offer(t, s, p, later())
-		changed := pending(p.Request.Session)
+		changed := pending(p.Session)
 		changed.State, changed.Request.Tool = p.State, "other_tool"
 		offer(t, s, changed, later())
 		back, _ := get(t, s, p.State)
@@ -129,7 +202,7 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 		if _, d := get(t, s, p.State); d == nil {
 			t.Fatal("offering an answered approval again forgot its answer")
 		}
-		if got := list(t, s, p.Request.Session); len(got) != 0 {
+		if got := list(t, s, p.Session); len(got) != 0 {
 			t.Fatalf("offering an answered approval again listed it as waiting")
 		}
 	})
@@ -141,14 +214,14 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 		}
 		keep := time.Now().Add(storeTTL)
 		offer(t, s, p, keep)
-		if got := list(t, s, p.Request.Session); len(got) != 1 && time.Now().Before(keep.Add(-storeTTL/3)) {
+		if got := list(t, s, p.Session); len(got) != 1 && time.Now().Before(keep.Add(-storeTTL/3)) {
 			t.Errorf("List before the keep time = %d approvals, want 1", len(got))
 		}
 		time.Sleep(time.Until(keep) + storeSettle)
 		if _, _, err := s.Get(ctx, p.State); !errors.Is(err, tool.ErrPendingGone) {
 			t.Errorf("Get after the keep time: %v; want ErrPendingGone", err)
 		}
-		if got := list(t, s, p.Request.Session); len(got) != 0 {
+		if got := list(t, s, p.Session); len(got) != 0 {
 			t.Errorf("List after the keep time = %d approvals, want none", len(got))
 		}
 		if first, err := s.Answer(ctx, p.State, tool.Decision{Kind: tool.DecisionAllowOnce}); !errors.Is(err, tool.ErrPendingGone) || first {
@@ -244,8 +317,15 @@ func TestPendingApprovalStore(t *testing.T, newStore func(t *testing.T) tool.Pen
 			return closedOrCanceled("Offer", false, s.Offer(dead, pending(storeID()), later()))
 		})
 		prompt(t, "List", func() string {
-			_, err := s.List(dead, p.Request.Session)
+			_, err := s.List(dead, p.Session)
 			return closedOrCanceled("List", false, err)
+		})
+		prompt(t, "Sessions", func() string {
+			got, _, err := s.Sessions(dead, "", 10)
+			if err != nil && len(got) > 0 {
+				return "Sessions returned sessions with an error; a failure must return nothing"
+			}
+			return closedOrCanceled("Sessions", false, err)
 		})
 		prompt(t, "Get", func() string {
 			got, d, err := s.Get(dead, p.State)
@@ -267,8 +347,9 @@ func pending(session string) *tool.PendingApproval {
 	return &tool.PendingApproval{
 		State:   "state-" + session + "-" + storeID(),
 		Expires: time.Now().Add(10 * time.Minute).Round(time.Millisecond),
+		Session: session,
 		Request: tool.ApprovalRequest{
-			Tool: "edit_file", DisplayName: "Edit a file", CallID: "call_1", Session: session,
+			Tool: "edit_file", DisplayName: "Edit a file", CallID: "call_1", Session: shown(session),
 			Args:     json.RawMessage(`{"new_string":"len(strings.Fields(s))","path":"wordcount.go"}`),
 			ArgsText: `{"new_string":"len(strings.Fields(s))","path":"wordcount.go"}`,
 			Safety:   tool.SafetyDestructive, Tier: tool.TierConfirm,
@@ -280,6 +361,20 @@ func pending(session string) *tool.PendingApproval {
 			},
 		},
 	}
+}
+
+// shown is session as an approver is shown it: with control and
+// invisible characters written as escapes, which two sessions can share.
+func shown(session string) string {
+	var b strings.Builder
+	for _, r := range session {
+		if r < 0x20 || r == 0x202e {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // samePending fails the test unless got holds exactly what want does.

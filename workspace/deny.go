@@ -28,7 +28,7 @@ package workspace
 // docs/sandbox.md lists the sources; the test of this list checks each
 // entry against the names it must deny.
 var DefaultDeny = []string{
-	// Version control internals (see [Workspace.Sandbox] for what
+	// Version control internals (see [Workspace.Prepare] for what
 	// commands may do with them).
 	".git", ".hg", ".svn",
 	// Environment files.

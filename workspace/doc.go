@@ -53,11 +53,12 @@
 //
 // # Commands
 //
-// Commands a tool runs open files themselves. [Workspace.Sandbox] builds,
+// Commands a tool runs open files themselves. [Workspace.Prepare] builds,
 // from the same rules, the sandbox that confines a command on Linux (see
-// process.Sandbox), and [Workspace.Lookup] checks a path a command will
-// open before it runs, with ".." resolved after links, as the kernel
-// resolves it.
+// process.Sandbox), and holds the workspace for the command so that no
+// other command changes the tree under it; [Workspace.Lookup] checks a
+// path a command will open before it runs, with ".." resolved after links,
+// as the kernel resolves it.
 //
 // # Other systems
 //

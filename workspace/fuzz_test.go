@@ -213,3 +213,30 @@ func mustReadDir(t *testing.T, dir string) []os.DirEntry {
 	}
 	return ents
 }
+
+// FuzzRepositoryFiles reads what a command may write in a repository:
+// its config (core.hooksPath, extensions.worktreeConfig) and a .git file
+// (gitdir: …). Whatever they hold: no panic, and a .git file leads to a
+// directory inside a root or nowhere.
+func FuzzRepositoryFiles(f *testing.F) {
+	for _, seed := range []string{"", "[core]\n\thooksPath = .husky\n", "[extensions]\nworktreeConfig", "gitdir: ../x\n",
+		"gitdir: /etc\n", "gitdir: ../../..\n", "[core\nhooksPath=", "[Core]\n HooksPath = \"a b\"\n"} {
+		f.Add(seed)
+	}
+	root := f.TempDir()
+	ws, err := Open(root, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer ws.Close()
+	f.Fuzz(func(t *testing.T, content string) {
+		if err := os.WriteFile(filepath.Join(root, "config"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readGitConfig(ws.roots[0], "config")
+		repo, ok := ws.gitFileTarget(ws.roots[0], "config")
+		if ok && (repo.rel == "." || repo.rel == ".." || strings.HasPrefix(repo.rel, "../") || filepath.IsAbs(repo.rel)) {
+			t.Errorf("gitdir %q leads to %q", content, repo.rel)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/process"
 )
 
 // Markers planted in files the workspace must never let a caller read.
@@ -114,4 +116,15 @@ func noHostPath(t testing.TB, tmp, name, text string) {
 	if strings.Contains(text, tmp) && !strings.Contains(name, tmp) {
 		t.Errorf("the model's text names a host path: %q", text)
 	}
+}
+
+// sandboxOf prepares a command's sandbox and lets the workspace go at
+// once.
+func sandboxOf(ws *Workspace, a Access, vcs bool) (*process.Sandbox, error) {
+	p, err := ws.Prepare(context.Background(), a, &PrepareOptions{VersionControl: vcs})
+	if err != nil {
+		return nil, err
+	}
+	p.Done()
+	return p.Sandbox(), nil
 }

@@ -17,4 +17,6 @@ func openLinks(*os.File, fs.FileInfo) int { return 0 }
 // grouped.
 type fileID struct{}
 
-func idOf(fs.FileInfo) fileID { return fileID{} }
+func sysID(any) fileID { return fileID{} }
+
+func (id fileID) withoutBirth() fileID { return id }

@@ -20,12 +20,21 @@ func HardLinks(fi fs.FileInfo) int {
 // openLinks is HardLinks for an open file.
 func openLinks(_ *os.File, fi fs.FileInfo) int { return HardLinks(fi) }
 
-// fileID identifies a file on its device.
-type fileID struct{ dev, ino uint64 }
+// fileID identifies a file on its device: its inode number, and, where
+// the system tells it (statx), its birth time, which tells a file from a
+// later one given the inode number of a deleted one.
+type fileID struct {
+	dev, ino uint64
+	born     int64
+}
 
-func idOf(fi fs.FileInfo) fileID {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fileID{uint64(st.Dev), uint64(st.Ino)}
+// sysID reads a file's identity from its FileInfo.Sys().
+func sysID(sys any) fileID {
+	if st, ok := sys.(*syscall.Stat_t); ok {
+		return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	}
 	return fileID{}
 }
+
+// withoutBirth is the identity as a FileInfo tells it.
+func (id fileID) withoutBirth() fileID { id.born = 0; return id }

@@ -82,7 +82,7 @@ func TestSandbox(t *testing.T) {
 	deny := []string{"app/.env", "app/.ssh", "app/config/.env.local", "app/deep/x/.aws", "app/innocent.txt",
 		"app/keys/a.pem", "app/notes.txt", "app/vendor/lib/.env", "scratch/.env"}
 
-	sb, err := ws.Sandbox(Read)
+	sb, err := sandboxOf(ws, Read, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSandbox(t *testing.T) {
 		t.Errorf("read: ReadOnly %v", sb.ReadOnly)
 	}
 
-	sb, err = ws.Sandbox(Write)
+	sb, err = sandboxOf(ws, Write, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +108,16 @@ func TestSandbox(t *testing.T) {
 	}
 	readOnly := []string{"app/.git/config", "app/.git/hooks", "app/.git/modules/sub/config", "app/.git/modules/sub/hooks",
 		"app/.git/worktrees/w/config.worktree", "app/.hg", "app/.husky", "app/nohooks/.git", "app/sub2/.git", "app/vendor"}
+	if got := rel(sb.ReadOnly); !slices.Equal(got, readOnly) {
+		t.Errorf("write, version control: ReadOnly\n%v, want\n%v", got, readOnly)
+	}
+	// Any other command that writes: the repositories are read-only
+	// whole.
+	sb, err = sandboxOf(ws, Write, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readOnly = []string{"app/.git", "app/.hg", "app/.husky", "app/.svn", "app/nohooks/.git", "app/sub2/.git", "app/vendor"}
 	if got := rel(sb.ReadOnly); !slices.Equal(got, readOnly) {
 		t.Errorf("write: ReadOnly\n%v, want\n%v", got, readOnly)
 	}
@@ -136,7 +146,7 @@ func TestSandboxAllowHardLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	sb, err := ws.Sandbox(Read)
+	sb, err := sandboxOf(ws, Read, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +177,7 @@ func TestSandboxBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	if _, err := ws.Sandbox(Read); err == nil || !strings.Contains(err.Error(), "deny or protect their directories instead") {
+	if _, err := sandboxOf(ws, Read, false); err == nil || !strings.Contains(err.Error(), "deny or protect their directories instead") {
 		t.Fatalf("Sandbox = %v", err)
 	}
 }

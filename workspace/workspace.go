@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Defaults of [Options].
@@ -79,6 +80,11 @@ type Workspace struct {
 	windows    bool
 	allowLinks bool
 	noSync     bool // tests: skip fsync, which only durability needs
+	noWatch    bool // tests: walk the whole tree for every command
+
+	lock    *commandLock // held by each command, from its sandbox's preparation to its end
+	treeMu  sync.Mutex
+	tracked *trackedTree // what commands' sandboxes are made from; nil until the first
 }
 
 type root struct {
@@ -145,6 +151,11 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		w.Close()
 		return nil, errors.Join(errs...)
 	}
+	var dirs []string
+	for _, r := range w.roots {
+		dirs = append(dirs, r.real)
+	}
+	w.lock = newCommandLock(dirs)
 	return w, nil
 }
 
@@ -166,6 +177,14 @@ func openRoot(dir string, extra bool) (*root, error) {
 
 // Close releases the roots. Operations after Close fail.
 func (w *Workspace) Close() error {
+	w.treeMu.Lock()
+	if w.tracked != nil {
+		w.tracked.close()
+	}
+	w.treeMu.Unlock()
+	if w.lock != nil {
+		w.lock.close()
+	}
 	var errs []error
 	for _, r := range w.roots {
 		errs = append(errs, r.os.Close())
@@ -304,6 +323,11 @@ func (w *Workspace) resolve(op, name string, t target, todo []string) (string, f
 	links := 0
 	d := dirCursor{top: t.r.os}
 	defer d.close()
+	renamed, err := w.renamedDenied()
+	if err != nil {
+		return "", nil, refusal(op, name, ErrChanged, fmt.Sprintf("%q could not be checked: the workspace kept changing while its protected files were looked for", name),
+			"try again", err)
+	}
 	for len(todo) > 0 {
 		seg := todo[0]
 		todo = todo[1:]
@@ -333,6 +357,11 @@ func (w *Workspace) resolve(op, name string, t target, todo []string) (string, f
 			return "", nil, osError(op, name, err)
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
+			if renamed != nil && renamed(info) {
+				return "", nil, refusal(op, name, ErrDenied,
+					fmt.Sprintf("path is protected: %q is, or is in, a file or directory on the workspace's deny list that was renamed or moved", name),
+					"do not try to reach it another way; if you need what it holds, ask the user", nil)
+			}
 			done = append(done, seg)
 			fi = info
 			if len(todo) > 0 && !info.IsDir() {

@@ -11,6 +11,11 @@
     return;
   }
   var answeredHere = {}; // ids this page answered: their removal is no news
+  // Which approvals this page shows: a page of the list, or one approval.
+  var page = +(list.getAttribute("data-page") || 1) || 1;
+  var size = +(list.getAttribute("data-size") || 20) || 20;
+  var only = list.getAttribute("data-id") || "";
+  var total = -1; // how many wait, once the server said
 
   function say(text) {
     status.textContent = text;
@@ -28,8 +33,23 @@
   }
   function refresh() {
     var n = items().length;
-    empty.hidden = n > 0;
-    document.title = (n ? "(" + n + ") " : "") + "Approvals";
+    if (empty) {
+      empty.hidden = n > 0;
+    }
+    var all = total >= 0 ? total : n;
+    document.title = (all ? "(" + all + ") " : "") + "Approvals";
+    var count = document.getElementById("count");
+    var next = document.getElementById("next");
+    var shown = document.getElementById("total");
+    if (count && total >= 0) {
+      count.hidden = total <= n && page === 1;
+      if (shown) {
+        shown.textContent = String(total);
+      }
+    }
+    if (next && total >= 0) {
+      next.hidden = total <= page * size;
+    }
   }
 
   // Expiry times in the reader's own time zone, and how long is left.
@@ -93,7 +113,8 @@
     items().forEach(function (li) {
       have.push(li.id.slice(2));
     });
-    var events = new EventSource("events?have=" + have.join(","));
+    var which = only ? "&id=" + encodeURIComponent(only) : "&page=" + page;
+    var events = new EventSource("events?have=" + have.join(",") + which);
     var lost = false;
     events.addEventListener("add", function (e) {
       var m = JSON.parse(e.data);
@@ -101,6 +122,13 @@
     });
     events.addEventListener("remove", function (e) {
       remove(e.data, !answeredHere[e.data]);
+    });
+    events.addEventListener("leave", function (e) {
+      remove(e.data, false); // still waiting, on another page of the list
+    });
+    events.addEventListener("count", function (e) {
+      total = +e.data;
+      refresh();
     });
     events.addEventListener("trouble", function (e) {
       say(e.data);

@@ -174,6 +174,9 @@ func TestAccessibleAndReadableOnAPhone(t *testing.T) {
 	if wide := get(t, br, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`)); wide > 0 {
 		t.Errorf("on a 390-pixel-wide phone the page scrolls sideways by %d pixels", wide)
 	}
+	if shown := get(t, br, chromedp.Evaluate[bool](`document.getElementById('next').getClientRects().length > 0`)); shown {
+		t.Error("the link to more approvals shows, with nothing more to see")
+	}
 	small := get(t, br, chromedp.Evaluate[[]string](`[...document.querySelectorAll('button')]
 		.filter(b => b.getBoundingClientRect().height < 44).map(b => b.textContent)`))
 	if len(small) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,6 +123,7 @@ type agent struct {
 	reg   *tool.Registry[struct{}]
 	dir   string
 	url   string
+	calls int
 }
 
 var project = map[string]string{
@@ -150,6 +152,12 @@ const (
 
 func newAgent(t *testing.T) *agent {
 	t.Helper()
+	return newAgentWith(t, nil)
+}
+
+// newAgentWith is newAgent with a registry made with regOpts.
+func newAgentWith(t *testing.T, regOpts *tool.RegistryOptions) *agent {
+	t.Helper()
 	a := &agent{t: t, dir: t.TempDir(), store: tool.NewMemoryPendingApprovalStore(0)}
 	for name, content := range project {
 		if err := os.WriteFile(filepath.Join(a.dir, name), []byte(content), 0o644); err != nil {
@@ -170,7 +178,7 @@ func newAgent(t *testing.T) *agent {
 		t.Fatal(err)
 	}
 	a.page = page
-	a.reg = tool.NewRegistry[struct{}](nil)
+	a.reg = tool.NewRegistry[struct{}](regOpts)
 	a.reg.MustAdd(codetools.New(ws, nil).Tools()...)
 	a.reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: page.Approver()}))
 	mux := http.NewServeMux()
@@ -194,8 +202,10 @@ func newAgent(t *testing.T) *agent {
 func (a *agent) call(name, args string) <-chan *tool.Result {
 	out := make(chan *tool.Result, 1)
 	ctx := a.t.Context() // a call still waiting when the test ends stops waiting
+	a.calls++
+	id := fmt.Sprint("call-", a.calls)
 	go func() {
-		req := tool.Request{ID: "call-1", Name: name, Args: json.RawMessage(args), Session: "demo"}
+		req := tool.Request{ID: id, Name: name, Args: json.RawMessage(args), Session: "demo"}
 		out <- a.reg.Call(ctx, struct{}{}, req)
 	}()
 	return out
@@ -248,4 +258,16 @@ func contains(t *testing.T, what, s string, want ...string) {
 			t.Errorf("%s does not contain %q:\n%s", what, w, s)
 		}
 	}
+}
+
+// waitingAll waits until n approvals are offered, and returns them.
+func (a *agent) waitingAll(n int) []*tool.PendingApproval {
+	a.t.Helper()
+	for deadline := time.Now().Add(stepTimeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ps, err := a.store.List(context.Background(), "demo"); err == nil && len(ps) >= n {
+			return ps
+		}
+	}
+	a.t.Fatalf("%d approvals were not offered", n)
+	return nil
 }

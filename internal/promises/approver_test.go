@@ -13,6 +13,7 @@ import (
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/approvalweb"
 	"github.com/toolbelt-go/tool/tooleino"
+	"github.com/toolbelt-go/tool/tooladk"
 	"github.com/toolbelt-go/tool/toolmcp"
 )
 
@@ -27,6 +28,9 @@ type approverKind struct {
 	// viaEino says Eino's interrupt and resume is the approver: its
 	// questions go to the person behind the Eino host's UI.
 	viaEino bool
+	// viaADK says ADK's tool confirmation is the approver: its questions
+	// go to the person behind the ADK agent's UI.
+	viaADK bool
 	// approver builds the approver for w, and whatever stands behind it
 	// (the page and the person at its browser).
 	approver func(t *testing.T, w *world, s *storeSet) tool.Approver
@@ -57,6 +61,9 @@ func approvers() []approverKind {
 		{name: "Eino interrupt", edits: true, viaEino: true,
 			approver:  func(*testing.T, *world, *storeSet) tool.Approver { return tooleino.Approver() },
 			reachable: func(fe frontend) bool { return fe.einoCanAsk }},
+		{name: "ADK confirmation", viaADK: true,
+			approver:  func(*testing.T, *world, *storeSet) tool.Approver { return tooladk.Approver() },
+			reachable: func(fe frontend) bool { return fe.adkCanAsk }},
 		{name: "host deferring", edits: true,
 			approver: func(*testing.T, *world, *storeSet) tool.Approver {
 				return tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {

@@ -24,6 +24,9 @@ type frontend struct {
 	// einoCanAsk says the call runs in an Eino agent, whose interrupt
 	// tooleino.Approver asks through.
 	einoCanAsk bool
+	// adkCanAsk says the call runs in an ADK agent, whose tool
+	// confirmation tooladk.Approver asks through.
+	adkCanAsk bool
 	// mechanism names the frontend's own way of asking a person, "" if it
 	// has none.
 	mechanism string
@@ -40,6 +43,7 @@ func frontends() []frontend {
 	}
 	fs = append(fs, mcpFrontends()...)
 	fs = append(fs, einoFrontends()...)
+	fs = append(fs, adkFrontends()...)
 	return append(fs, providerFrontends()...)
 }
 

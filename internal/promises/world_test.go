@@ -28,9 +28,12 @@ type world struct {
 	elsewhere atomic.Int32
 	// clientChosen says the host chose the MCP client as its approver.
 	clientChosen bool
-	store        *storeSet
 	// einoChosen says the host chose Eino's interrupt as its approver.
 	einoChosen bool
+	// adkChosen says the host chose ADK's tool confirmation as its
+	// approver.
+	adkChosen bool
+	store     *storeSet
 }
 
 var sessions atomic.Int64
@@ -38,7 +41,7 @@ var sessions atomic.Int64
 func newWorld(t *testing.T, s *storeSet, ap approverKind, fe frontend, a answer) *world {
 	t.Helper()
 	w := &world{t: t, session: fmt.Sprintf("conv-%d", sessions.Add(1)), person: &person{first: a}, clientChosen: ap.viaClient,
-		einoChosen: ap.viaEino}
+		einoChosen: ap.viaEino, adkChosen: ap.viaADK}
 	approver := ap.approver(t, w, s)
 	build := func() *tool.Registry[struct{}] {
 		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: s.keys, Records: s.records})

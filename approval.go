@@ -69,7 +69,7 @@ const defaultRememberFor = 12 * time.Hour
 //
 // What runs is what was approved: the approval is bound to a hash of the
 // canonical arguments and to the call ID, and checked again just before
-// the tool starts (the seal stage, approval_seal.go), so a middleware that
+// the tool starts (the seal stage), so a middleware that
 // changes the arguments after approval, or a call that reuses another's
 // approval, does not run.
 func Approval[C any](opts *ApprovalOptions[C]) Middleware[C] {

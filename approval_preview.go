@@ -47,6 +47,15 @@ type Describer interface {
 	Describe(ctx context.Context, args any) (Preview, error)
 }
 
+// DescriberFor is Describer for tools that need the host state to show
+// what a call will do (the session's workspace, to read the file an edit
+// changes). It gets the call, whose arguments are validated
+// ([Call.Value]); it must not change it. A tool that implements both is
+// described by DescribeFor.
+type DescriberFor[C any] interface {
+	DescribeFor(ctx context.Context, call *Call[C]) (Preview, error)
+}
+
 var errNoDescriber = errors.New("tool: no preview")
 
 // Bounds of what the approver is shown.
@@ -68,19 +77,26 @@ func describe[C any](ctx context.Context, rt *runtimeConfig, call *Call[C], args
 		p.Summary = argsText
 		return p
 	}
-	d, ok := As[Describer](call.Tool())
-	if !ok {
+	// The tree is built here, on the call's goroutine: the describer only
+	// reads it.
+	var run func(ctx context.Context) (Preview, error)
+	if d, ok := As[DescriberFor[C]](call.Tool()); ok {
+		call.tree()
+		run = func(ctx context.Context) (Preview, error) { return d.DescribeFor(ctx, call) }
+	} else if d, ok := As[Describer](call.Tool()); ok {
+		v := call.tree()
+		run = func(ctx context.Context) (Preview, error) { return d.Describe(ctx, v) }
+	} else {
 		return withArgs(basic.visible())
 	}
 	type answer struct {
 		p   Preview
 		err error
 	}
-	v := call.tree()
 	// The describer may keep memory per session, as the tool does.
 	ctx = context.WithValue(ctx, callInfoKey{}, call.info())
 	ans, outcome := callHook(ctx, rt, func(ctx context.Context) answer {
-		p, err := d.Describe(ctx, v)
+		p, err := run(ctx)
 		return answer{p, err}
 	})
 	p := ans.p

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"context"
 	"encoding/json"
 )
 
@@ -91,7 +90,7 @@ type callState[C any] struct {
 	entry    *entry[C]     // lookup: the tool, its definition, its compiled preflight (registry.go)
 	events   *emitter      // events: the call's observers, nil without any (event_emitter.go)
 	args     argsState     // preflight: the arguments and what preflight made of them (preflight.go)
-	page     *pageScope    // preflight's cursor check: a paginated call's page (preflight_cursor.go)
+	page     *pageScope    // preflight's cursor check: a paginated call's page (pagination.go)
 	record   recordState   // record: the call's hold on its ID, made long when the tool starts (record.go)
 	approval approvalState // approval: the answer a resumed call carries, the seal, what a dry run found (approval_seal.go)
 	asTask   bool          // deadline: the call runs as a task, with the tool's TaskTimeout (task.go)
@@ -130,26 +129,4 @@ func (c *Call[C]) runtime() *runtimeConfig {
 		return c.st.entry.rt
 	}
 	return defaultRuntime
-}
-
-// CallInfo identifies the call a tool is running for: what a tool that
-// needs no host state may still want to know (to key per-conversation
-// memory by session, to log the call ID).
-type CallInfo struct {
-	ID      string // the provider's tool-call ID
-	Name    string // the tool's name
-	Session string // Request.Session
-}
-
-type callInfoKey struct{}
-
-// info is the call's CallInfo.
-func (c *Call[C]) info() CallInfo { return CallInfo{ID: c.ID, Name: c.Name, Session: c.Session} }
-
-// CallInfoFrom returns the call the tool running under ctx was called for,
-// or that a [Describer] describes; false outside a call made through a
-// Registry or Wrap.
-func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
-	c, ok := ctx.Value(callInfoKey{}).(CallInfo)
-	return c, ok
 }

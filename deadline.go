@@ -15,7 +15,7 @@ const DefaultTimeout = 2 * time.Minute
 // (timed out or cancelled) before the pipeline stops waiting for it.
 const DefaultGrace = 2 * time.Second
 
-// deadlineStage gives the tool its context (deadline_context.go): its
+// deadlineStage gives the tool its context (context.go): its
 // caller's, with the call's own time limit (its Definition's Timeout, or
 // the registry's default) and a TimeoutError cause, the idle limit when the
 // tool has one, and what ReportProgress and paginated tools reach through

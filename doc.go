@@ -38,12 +38,12 @@
 //
 // [Registry.Call] runs lookup (exact name; an unknown name gets the closest
 // ones back), recover (a panic, even runtime.Goexit, becomes a result),
-// preflight, the middlewares added with [Registry.Use] (first outermost),
-// the seal (what changed after approval does not run), the deadline, then
-// the tool on a goroutine of its own, and output. The file pipeline.go is
-// that list, one line per stage. Preflight reads the arguments
-// once, strictly (duplicate or case-folded keys, invalid UTF-8, trailing
-// data and anything past [Limits] are refused), fills schema defaults,
+// preflight, the record ([RegistryOptions].Records), the middlewares added
+// with [Registry.Use] (first outermost), the seal (what changed after
+// approval does not run), the dry run, the limits, the deadline, then the
+// tool on a goroutine of its own, and output. Preflight reads the
+// arguments once, strictly (duplicate or case-folded keys, invalid UTF-8,
+// trailing data and anything past [Limits] are refused), fills schema defaults,
 // validates against the schema, and decodes into the argument type exactly
 // what was validated; a problem comes back to the model as a retry hint
 // with the JSON pointer, what was expected, the allowed values and a

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/toolbelt-go/tool"
@@ -187,4 +188,53 @@ func ExampleApproval() {
 	// ok
 	// asked: shell {"command":"rm -rf /"}
 	// denied
+}
+
+// A tool with host state gets typed approval hooks too: here the session's
+// working directory decides what a path means, for the question and for
+// what the person is shown.
+func ExampleWithApprovalHooksFor() {
+	type Session struct{ Dir string }
+	type RemoveArgs struct {
+		Path string `json:"path"`
+	}
+	resolve := func(dir, p string) string {
+		if path.IsAbs(p) {
+			return p
+		}
+		return path.Join(dir, p)
+	}
+	remove := tool.NewFor(tool.Definition{Name: "remove", Description: "Removes a file.", Safety: tool.SafetyDestructive},
+		func(_ context.Context, call *tool.Call[*Session], in RemoveArgs) (string, error) {
+			return "removed " + resolve(call.State.Dir, in.Path), nil
+		})
+	remove = tool.WithApprovalHooksFor(remove, tool.ApprovalHooksFor[*Session, RemoveArgs]{
+		Require: func(call *tool.Call[*Session], in RemoveArgs) tool.Requirement {
+			if path.IsAbs(in.Path) {
+				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "outside " + call.State.Dir}
+			}
+			return tool.Requirement{Mode: tool.RequireScoped, Reason: "inside the working directory", Scope: call.State.Dir}
+		},
+		Describe: func(_ context.Context, call *tool.Call[*Session], in RemoveArgs) (tool.Preview, error) {
+			return tool.Preview{Title: "rm " + resolve(call.State.Dir, in.Path)}, nil
+		},
+	})
+	reg := tool.NewRegistry[*Session](nil)
+	reg.MustAdd(remove)
+	reg.Use(tool.Approval(&tool.ApprovalOptions[*Session]{
+		Approver: tool.ApproverFunc(func(_ context.Context, ar tool.ApprovalRequest) (tool.Decision, error) {
+			fmt.Printf("asked: %s (%s, %s)\n", ar.Preview.Title, ar.Requirement.Mode, ar.Requirement.Reason)
+			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
+		}),
+	}))
+	s := &Session{Dir: "/home/ann/notes"}
+	for _, p := range []string{"draft.md", "/etc/hosts"} {
+		res := reg.Call(context.Background(), s, tool.Request{Name: "remove", Args: []byte(`{"path":"` + p + `"}`)})
+		fmt.Println(res.Text())
+	}
+	// Output:
+	// asked: rm /home/ann/notes/draft.md (scoped, inside the working directory)
+	// removed /home/ann/notes/draft.md
+	// asked: rm /etc/hosts (ask_always, outside /home/ann/notes)
+	// removed /etc/hosts
 }

@@ -87,7 +87,7 @@ type argsState struct {
 
 // preflightStage validates the call's arguments before anything else sees
 // them: the strict read, the schema, the typed tool's decoding and its own
-// checks, then, for a paginated tool, the cursor (preflight_cursor.go). It
+// checks, then, for a paginated tool, the cursor (pagination.go). It
 // runs once per call; arguments changed later come back through
 // revalidate.
 func preflightStage[C any](next Handler[C]) Handler[C] {
@@ -198,7 +198,7 @@ func (pf *preflight) ownChecks(ctx context.Context, rt *runtimeConfig, name stri
 // one: they parse, and their absent optional keys get their defaults, as on
 // the slow path.
 func (pf *preflight) tree(raw json.RawMessage) any {
-	v, perr := parseArgs(raw, pf.args.limits)
+	v, perr := parseArgs(raw, pf.args.limits, pf.args.schema.Names())
 	if perr != nil {
 		return map[string]any{} // cannot happen: the plan read the same bytes
 	}

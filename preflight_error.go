@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolbelt-go/tool/internal/canon"
 	"github.com/toolbelt-go/tool/internal/decode"
 	"github.com/toolbelt-go/tool/internal/jsonparse"
 	"github.com/toolbelt-go/tool/internal/text"
@@ -84,11 +82,8 @@ func (a *argsSchema) refuse(problems []Problem, cause error) *ArgsError {
 // the arguments that were sent: a hint that repeats what failed is worse
 // than none.
 func (a *argsSchema) example(sent any, problems []Problem) string {
-	ex := a.schema.Skeleton(withMissing(sent, problems), maxExample)
-	if ex == "" || sent == nil {
-		return ex
-	}
-	if v, perr := parseArgs([]byte(ex), a.limits); perr == nil && bytes.Equal(canon.Encode(v), canon.Encode(sent)) {
+	ex, repeats := a.schema.Skeleton(withMissing(sent, problems), sent, maxExample)
+	if repeats {
 		return ""
 	}
 	return ex
@@ -101,13 +96,15 @@ func (a *argsSchema) example(sent any, problems []Problem) string {
 // unknown one. sent is not changed: the objects on the way are copied.
 func withMissing(sent any, problems []Problem) any {
 	for _, p := range problems {
-		tokens := strings.Split(p.Pointer, "/")[1:]
-		switch {
-		case p.Code == "required" && len(tokens) > 0:
-		case p.Code == "unknown_key" && p.Suggestion != "" && len(tokens) > 0:
-			tokens[len(tokens)-1] = jsonparse.EscapePointerToken(p.Suggestion)
-		default:
+		if p.Code != "required" && (p.Code != "unknown_key" || p.Suggestion == "") {
 			continue
+		}
+		tokens := strings.Split(p.Pointer, "/")[1:]
+		if len(tokens) == 0 {
+			continue
+		}
+		if p.Code == "unknown_key" {
+			tokens[len(tokens)-1] = jsonparse.EscapePointerToken(p.Suggestion)
 		}
 		for i, t := range tokens {
 			tokens[i] = jsonparse.UnescapePointerToken(t)
@@ -181,7 +178,7 @@ func gotValue(v any) string {
 	case string:
 		return "string " + text.Quote(x, maxGotBytes)
 	case json.Number:
-		return decode.Kind(x) + " " + text.Cut(string(x), 40)
+		return decode.Kind(v) + " " + text.Cut(string(x), 40)
 	case map[string]any:
 		return "an object with " + plural(len(x), "key")
 	case []any:
@@ -192,6 +189,17 @@ func gotValue(v any) string {
 		return "null"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// appendGot appends gotValue(v) to dst.
+func appendGot(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return text.AppendQuote(append(dst, "string "...), x, maxGotBytes)
+	case json.Number:
+		return append(append(append(dst, decode.Kind(v)...), ' '), text.Cut(string(x), 40)...)
+	}
+	return append(dst, gotValue(v)...)
 }
 
 func plural(n int, word string) string {

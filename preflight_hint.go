@@ -22,15 +22,20 @@ var printer = message.NewPrinter(language.English)
 // describe turns the authority's verdict into problems for the model: at
 // most maxProblems of them, with the total.
 func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
-	var ve *jsonschema.ValidationError
-	var costly *errTooCostly
-	if errors.As(err, &costly) {
-		return []Problem{{Code: "too_costly", Message: costly.modelText()}}, 1
+	// The authority's error comes as it is: errors.As is for a cause
+	// wrapped on the way, and costs a heap variable per target.
+	ve, _ := err.(*jsonschema.ValidationError)
+	if ve == nil {
+		var costly *errTooCostly
+		if errors.As(err, &costly) {
+			return []Problem{{Code: "too_costly", Message: costly.modelText()}}, 1
+		}
+		var wrapped *jsonschema.ValidationError
+		if !errors.As(err, &wrapped) {
+			return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
+		}
+		ve = wrapped
 	}
-	if !errors.As(err, &ve) {
-		return []Problem{{Code: "schema", Message: "the arguments could not be validated: " + text.Clean(text.Cut(err.Error(), maxCheckBytes))}}, 1
-	}
-	l := &problemList{problems: make([]Problem, 0, 4)}
 	// The validator walks the arguments' objects, and some of the
 	// schema's keywords (patternProperties, dependentRequired,
 	// dependentSchemas, propertyNames…), in map order: the leaves are put
@@ -38,32 +43,15 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 	// subschema that failed, then by the name a map gave them, so the same
 	// arguments always get the same hint. Leaves that tie on all three
 	// keep the validator's order, which is then its fixed keyword order.
-	type leaf struct {
-		e   *jsonschema.ValidationError
-		key string // the property a map-ordered keyword failed for
+	var buf [maxProblems]failedLeaf
+	leaves := failedLeaves(buf[:0], ve, "")
+	n := 0
+	for _, lf := range leaves {
+		n += problemCount(lf.e)
 	}
-	var leaves []leaf
-	var walk func(e *jsonschema.ValidationError, key string)
-	walk = func(e *jsonschema.ValidationError, key string) {
-		switch k := e.ErrorKind.(type) {
-		case *kind.PropertyNames:
-			key = k.Property
-		case *kind.DependentRequired:
-			key = k.Prop
-		case *kind.Dependency:
-			key = k.Prop
-		}
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c, key)
-			}
-			return
-		}
-		leaves = append(leaves, leaf{e, key})
-	}
-	walk(ve, "")
+	l := &problemList{problems: make([]Problem, 0, max(1, min(n, maxProblems)))}
 	if len(leaves) > 1 {
-		slices.SortStableFunc(leaves, func(x, y leaf) int {
+		slices.SortStableFunc(leaves, func(x, y failedLeaf) int {
 			if c := a.schema.CompareLocations(x.e.InstanceLocation, y.e.InstanceLocation); c != 0 {
 				return c
 			}
@@ -85,6 +73,32 @@ func (a *argsSchema) describe(err error, sent any) ([]Problem, int) {
 		l.add(Problem{Code: "schema", Message: "the arguments do not match the schema"})
 	}
 	return l.problems, l.total
+}
+
+// failedLeaf is one leaf of the authority's error tree.
+type failedLeaf struct {
+	e   *jsonschema.ValidationError
+	key string // the property a map-ordered keyword failed for
+}
+
+// failedLeaves appends the leaves of the error tree e to leaves, each with
+// the key of the map-ordered keyword above it, if any.
+func failedLeaves(leaves []failedLeaf, e *jsonschema.ValidationError, key string) []failedLeaf {
+	switch k := e.ErrorKind.(type) {
+	case *kind.PropertyNames:
+		key = k.Property
+	case *kind.DependentRequired:
+		key = k.Prop
+	case *kind.Dependency:
+		key = k.Prop
+	}
+	if len(e.Causes) == 0 {
+		return append(leaves, failedLeaf{e, key})
+	}
+	for _, c := range e.Causes {
+		leaves = failedLeaves(leaves, c, key)
+	}
+	return leaves
 }
 
 // problemList keeps the first maxProblems problems and counts them all.
@@ -146,11 +160,11 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 				l.skip(len(k.Properties) - i)
 				break
 			}
-			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(prop), Code: "unknown_key", Allowed: allowed}
+			p := Problem{Pointer: ptr + "/" + jsonparse.EscapePointerToken(prop), Code: "unknown_key", Allowed: slices.Clone(allowed)}
 			p.Message = "unknown key " + text.QuoteASCII(prop, maxGotBytes)
 			if len(allowed) > 0 {
 				p.Message += "; allowed keys: " + joinLimited(allowed, 30)
-				if s := text.Closest(prop, allowed, 1); len(s) > 0 {
+				if s := a.keyCandidates(allowed).Closest(prop, 1); len(s) > 0 {
 					p.Suggestion = s[0]
 					p.Message += ". Did you mean " + strconv.Quote(s[0]) + "?"
 				}
@@ -160,40 +174,64 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 			l.add(p)
 		}
 	case *kind.Type:
-		p := Problem{Pointer: ptr, Code: "type", Expected: strings.Join(k.Want, " or "), Got: gotValue(got)}
-		p.Message = "expected " + p.Expected + ", got " + p.Got
+		// The message is written once; what was expected and what was got
+		// are its substrings.
+		var buf [192]byte
+		b := append(buf[:0], "expected "...)
+		e0 := len(b)
+		for i, w := range k.Want {
+			if i > 0 {
+				b = append(b, " or "...)
+			}
+			b = append(b, w...)
+		}
+		e1 := len(b)
+		b = append(b, ", got "...)
+		g0 := len(b)
+		b = appendGot(b, got)
+		g1 := len(b)
 		if s, ok := got.(string); ok && wantsNumber(k.Want) {
 			if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-				p.Message += "; send the number without quotes"
+				b = append(b, "; send the number without quotes"...)
 			}
 		}
-		l.add(p)
+		msg := string(b)
+		l.add(Problem{Pointer: ptr, Code: "type", Message: msg, Expected: msg[e0:e1], Got: msg[g0:g1]})
 	case *kind.Enum:
-		allowed := make([]string, 0, len(k.Want))
-		for _, w := range k.Want {
-			allowed = append(allowed, displayJSON(w))
-		}
-		p := Problem{Pointer: ptr, Code: "enum", Allowed: allowed, Got: gotValue(got)}
-		p.Message = "must be one of " + joinLimited(allowed, 30) + ", got " + p.Got
+		h := a.enumHintFor(k.Want)
+		var buf [192]byte
+		b := append(append(append(buf[:0], "must be one of "...), h.list...), ", got "...)
+		g0 := len(b)
+		b = appendGot(b, got)
+		g1 := len(b)
+		var suggestion string
 		if s, ok := got.(string); ok {
-			if c := text.Closest(s, stringsOf(k.Want), 1); len(c) > 0 {
-				p.Suggestion = c[0]
-				p.Message += ". Did you mean " + strconv.Quote(c[0]) + "?"
+			if c := h.strings.Closest(s, 1); len(c) > 0 {
+				suggestion = c[0]
+				b = append(strconv.AppendQuote(append(b, ". Did you mean "...), suggestion), '?')
 			}
 		}
-		l.add(p)
+		msg := string(b)
+		l.add(Problem{Pointer: ptr, Code: "enum", Message: msg, Got: msg[g0:g1], Allowed: slices.Clone(h.allowed), Suggestion: suggestion})
 	case *kind.Const:
-		p := Problem{Pointer: ptr, Code: "const", Expected: displayJSON(k.Want), Got: gotValue(got)}
-		p.Message = "must be " + p.Expected + ", got " + p.Got
-		l.add(p)
+		var buf [192]byte
+		b := append(buf[:0], "must be "...)
+		e0 := len(b)
+		b = append(b, displayJSON(k.Want)...)
+		e1 := len(b)
+		b = append(b, ", got "...)
+		g0 := len(b)
+		b = appendGot(b, got)
+		msg := string(b)
+		l.add(Problem{Pointer: ptr, Code: "const", Message: msg, Expected: msg[e0:e1], Got: msg[g0:]})
 	case *kind.Minimum:
-		l.add(bound(ptr, "minimum", "at least", k.Want, got))
+		l.add(a.bound(ptr, "minimum", "at least", k.Want, got))
 	case *kind.Maximum:
-		l.add(bound(ptr, "maximum", "at most", k.Want, got))
+		l.add(a.bound(ptr, "maximum", "at most", k.Want, got))
 	case *kind.ExclusiveMinimum:
-		l.add(bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
+		l.add(a.bound(ptr, "exclusive_minimum", "greater than", k.Want, got))
 	case *kind.ExclusiveMaximum:
-		l.add(bound(ptr, "exclusive_maximum", "less than", k.Want, got))
+		l.add(a.bound(ptr, "exclusive_maximum", "less than", k.Want, got))
 	case *kind.MinLength:
 		l.add(Problem{Pointer: ptr, Code: "min_length", Expected: "at least " + plural(k.Want, "character"), Got: strconv.Itoa(k.Got),
 			Message: "must be at least " + plural(k.Want, "character") + " long, got " + strconv.Itoa(k.Got)})
@@ -222,11 +260,73 @@ func (a *argsSchema) leaf(e *jsonschema.ValidationError, sent any, l *problemLis
 	}
 }
 
-func bound(ptr, code, rel string, want *big.Rat, got any) Problem {
-	w := ratString(want)
-	p := Problem{Pointer: ptr, Code: code, Expected: rel + " " + w, Got: gotValue(got)}
-	p.Message = "must be " + rel + " " + w + ", got " + p.Got
-	return p
+func (a *argsSchema) bound(ptr, code, rel string, want *big.Rat, got any) Problem {
+	var buf [192]byte
+	b := append(buf[:0], "must be "...)
+	e0 := len(b)
+	b = append(append(append(b, rel...), ' '), a.boundText(want)...)
+	e1 := len(b)
+	b = append(b, ", got "...)
+	g0 := len(b)
+	b = appendGot(b, got)
+	msg := string(b)
+	return Problem{Pointer: ptr, Code: code, Message: msg, Expected: msg[e0:e1], Got: msg[g0:]}
+}
+
+// What a hint says of the schema's keywords is made once per keyword, the
+// first time a call fails it, and kept on the argsSchema: the keys are the
+// compiled schema's own values (an enum's slice of values, a bound's
+// number), the same for every call, so there is at most one entry per
+// keyword of the schema.
+type (
+	// enumHint is what a hint says of one enum: its values as the model
+	// reads them, their list, and those that are strings, for "Did you
+	// mean".
+	enumHint struct {
+		allowed []string
+		list    string
+		strings *text.Candidates
+	}
+)
+
+// enumHintFor returns the enumHint of the enum whose values are want.
+func (a *argsSchema) enumHintFor(want []any) *enumHint {
+	if len(want) == 0 {
+		return &enumHint{}
+	}
+	if h, ok := a.hints.Load(&want[0]); ok {
+		return h.(*enumHint)
+	}
+	h := &enumHint{allowed: make([]string, 0, len(want)), strings: text.NewCandidates(stringsOf(want))}
+	for _, w := range want {
+		h.allowed = append(h.allowed, displayJSON(w))
+	}
+	h.list = joinLimited(h.allowed, 30)
+	stored, _ := a.hints.LoadOrStore(&want[0], h)
+	return stored.(*enumHint)
+}
+
+// keyCandidates returns an object's declared names (allowedKeys'), prepared
+// for "Did you mean".
+func (a *argsSchema) keyCandidates(names []string) *text.Candidates {
+	if len(names) == 0 {
+		return nil
+	}
+	if c, ok := a.hints.Load(&names[0]); ok {
+		return c.(*text.Candidates)
+	}
+	c, _ := a.hints.LoadOrStore(&names[0], text.NewCandidates(names))
+	return c.(*text.Candidates)
+}
+
+// boundText is the number of the bound want, as the hint writes it.
+func (a *argsSchema) boundText(want *big.Rat) string {
+	if s, ok := a.hints.Load(want); ok {
+		return s.(string)
+	}
+	s := ratString(want)
+	a.hints.Store(want, s)
+	return s
 }
 
 func ratString(r *big.Rat) string {
@@ -290,6 +390,9 @@ func valueAt(v any, loc []string) any {
 }
 
 func pointerOf(tokens []string) string {
+	if len(tokens) == 1 {
+		return "/" + jsonparse.EscapePointerToken(tokens[0])
+	}
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')

@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -181,5 +182,99 @@ func TestTooCostlySaysWhy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHintTextsGolden keeps every word of the retry hints: the whole text
+// the model reads for invalid arguments of each kind, against
+// testdata/hints.golden. A change of wording, or of the cost of writing
+// it, must show here as a diff or not at all.
+func TestHintTextsGolden(t *testing.T) {
+	schemas := map[string]string{
+		"nested":   `{"type":"object","properties":{"opts":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"]}},"required":["opts"]}`,
+		"tags":     `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"maxItems":2}}}`,
+		"closed":   `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"additionalProperties":false}`,
+		"bounds":   `{"type":"object","properties":{"p":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":0.5},"q":{"type":"number","minimum":-1.25,"maximum":1e3}}}`,
+		"levels":   `{"type":"object","properties":{"level":{"enum":[1,2,"high",null]}}}`,
+		"langs":    `{"type":"object","properties":{"langs":{"type":"array","items":{"enum":["go","rust","python"]}}}}`,
+		"ns":       `{"type":"object","properties":{"ns":{"type":"array","items":{"type":"integer","maximum":10}}}}`,
+		"repeat":   `{"type":"object","properties":{"n":{"type":"number","enum":[1.5,2],"not":{"const":1.5}}},"required":["n"]}`,
+		"inner":    `{"type":"object","properties":{"o":{"type":"object","properties":{"k":{"enum":["x"]}},"required":["k"],"minProperties":3}},"required":["o"]}`,
+		"if":       `{"type":"object","properties":{"action":{"enum":["add","remove"]},"text":{"type":"string"}},"required":["action"],"if":{"properties":{"action":{"const":"add"}}},"then":{"required":["text"]}}`,
+		"empty":    `{"type":"object","properties":{},"additionalProperties":false}`,
+		"defaults": `{"type":"object","properties":{"mode":{"type":"string","default":"fast","enum":["fast","slow"]},"n":{"type":"integer","default":3,"minimum":1}},"required":["mode"]}`,
+	}
+	var tools []tool.Definer
+	for name, s := range schemas {
+		tools = append(tools, tool.NewRaw(tool.Definition{Name: name, Description: "A tool.", InputSchema: json.RawMessage(s)},
+			func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("done"), nil }))
+	}
+	tools = append(tools, tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+	reg := registryWith(t, nil, tools...)
+	calls := []struct{ tool, args string }{
+		{"search", string(benchInvalid)},
+		{"search", `{}`},
+		{"search", `{"query":""}`},
+		{"search", `{"query":"x","path":"a b"}`},
+		{"search", `{"query":"x","limit":"5"}`},
+		{"search", `{"query":"x","limit":0.5,"offset":-1}`},
+		{"search", `{"query":"x","lang":"Go"}`},
+		{"search", `{"query":"x","lng":"go"}`},
+		{"search", `{"Query":"x"}`},
+		{"search", `{"query":"fun`},
+		{"search", `{"query":"x"} {}`},
+		{"search", `"{\"query\":\"x\"}"`},
+		{"search", `[1]`},
+		{"nested", `{"opts":{"b":1}}`},
+		{"nested", `{"opts":3}`},
+		{"tags", `{"tags":["a","b","c"]}`},
+		{"tags", `{"tags":[1,"b"]}`},
+		{"closed", `{"a":"x","c":1,"d":2,"e":3,"f":4,"g":5,"h":6,"i":7,"j":8,"k":9}`},
+		{"bounds", `{"p":0.5,"q":-2}`},
+		{"bounds", `{"p":0,"q":1001}`},
+		{"levels", `{"level":3}`},
+		{"langs", `{"langs":["golang","rustt","pyton"]}`},
+		{"ns", `{"ns":[11,12,3]}`},
+		{"repeat", `{"n":15e-1}`},
+		{"repeat", `{"n":"1.5"}`},
+		{"inner", `{"o":{"k":"x"}}`},
+		{"inner", `{"o":{"k":"x","z":1}}`},
+		{"if", `{"action":"add"}`},
+		{"if", `{"action":"ad","txt":"milk"}`},
+		{"empty", `{"a":1}`},
+		{"defaults", `{"mode":"quick","n":0}`},
+	}
+	var b, fields strings.Builder
+	for _, c := range calls {
+		res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: c.tool, Args: []byte(c.args)})
+		fmt.Fprintf(&b, "### %s %s\n%s\n\n", c.tool, c.args, res.Text())
+		// The host's view of the same problems, field by field.
+		fmt.Fprintf(&fields, "### %s %s\n", c.tool, c.args)
+		var ae *tool.ArgsError
+		if errors.As(res.Err, &ae) {
+			for _, p := range ae.Problems {
+				fmt.Fprintf(&fields, "%q %q expected=%q got=%q allowed=%q suggestion=%q\n", p.Pointer, p.Code, p.Expected, p.Got, p.Allowed, p.Suggestion)
+			}
+			fmt.Fprintf(&fields, "total=%d truncated=%v required=%q example=%q\n", ae.Total, ae.Truncated, ae.Required, ae.Example)
+		}
+		fields.WriteString("\n")
+	}
+	tooltest.Golden(t, "testdata/hints.golden", []byte(b.String()))
+	tooltest.Golden(t, "testdata/problems.golden", []byte(fields.String()))
+}
+
+// A Problem's Allowed list is the host's to keep and change: the schema's
+// own list of keys or values, which the next hint reads, is not shared.
+func TestProblemListsAreTheHostsToChange(t *testing.T) {
+	reg := registryWith(t, nil, tool.New(tool.Definition{Name: "search", Description: "Search the code base."}, benchSearch))
+	for _, args := range []string{`{"query":"x","lng":"go"}`, `{"query":"x","lang":"golang"}`} {
+		first := call(reg, "search", args)
+		var ae *tool.ArgsError
+		require.ErrorAs(t, first.Err, &ae)
+		require.NotEmpty(t, ae.Problems[0].Allowed, args)
+		for i := range ae.Problems[0].Allowed {
+			ae.Problems[0].Allowed[i] = "changed"
+		}
+		assert.Equal(t, first.Text(), call(reg, "search", args).Text(), args)
 	}
 }

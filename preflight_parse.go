@@ -10,13 +10,14 @@ import (
 	"github.com/toolbelt-go/tool/internal/text"
 )
 
-// parseArgs reads the arguments, which must be one JSON object.
-func parseArgs(raw []byte, lim jsonparse.Limits) (any, *Problem) {
+// parseArgs reads the arguments, which must be one JSON object. keys are
+// the names the tool's schema declares: a key among them costs no copy.
+func parseArgs(raw []byte, lim jsonparse.Limits, keys map[string]string) (any, *Problem) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return map[string]any{}, nil
 	}
-	v, err := jsonparse.Parse(raw, lim)
+	v, err := jsonparse.ParseKeys(raw, lim, keys)
 	if err != nil {
 		return nil, syntaxProblem(err)
 	}

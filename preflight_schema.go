@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/toolbelt-go/tool/internal/jsonparse"
 	"github.com/toolbelt-go/tool/internal/schema"
@@ -18,6 +19,7 @@ type argsSchema struct {
 	schema *schema.Schema
 	limits jsonparse.Limits
 	work   schema.Work // the most validation one call may take
+	hints  sync.Map    // what a hint says of the schema's enums and bounds, made when one first fails (enumHintFor, keyCandidates, boundText)
 }
 
 func newArgsSchema(tool string, s *schema.Schema, lim Limits) *argsSchema {
@@ -62,7 +64,7 @@ func (e *errTooCostly) modelText() string {
 // validated tree, the error for the model, or ctx's error when the call
 // ended before validation did.
 func (a *argsSchema) check(ctx context.Context, rt *runtimeConfig, raw json.RawMessage, nullMeansAbsent bool) (any, *ArgsError, error) {
-	v, perr := parseArgs(raw, a.limits)
+	v, perr := parseArgs(raw, a.limits, a.schema.Names())
 	if perr != nil {
 		return nil, a.fail([]Problem{*perr}, 1, perr.Code == "truncated", nil, nil), nil
 	}

@@ -98,9 +98,9 @@ type RegistryOptions struct {
 }
 
 // Registry holds a set of tools under unique names and runs calls to them
-// through the pipeline (pipeline.go): lookup, recover, preflight, the
+// through the pipeline: lookup, recover, preflight, the record, the
 // middlewares added with [Registry.Use] (first outermost), the seal, the
-// deadline, the tool, output and events.
+// dry run, the limits, the deadline, the tool, output and events.
 //
 // A zero Registry is ready to use with default options. A Registry is safe
 // for concurrent use; Add and Use may run while calls are in flight, which

@@ -10,8 +10,8 @@ import (
 // Call runs one call through the pipeline and returns its result; it never
 // returns nil and never panics. state is passed to the tool as
 // [Call.State]. Call is the pipeline's two ends: lookup and the events
-// stage's Started before the stages of pipeline.go, and after them the
-// result's host view and the Finished event.
+// stage's Started before the other stages, and after them the result's
+// host view and the Finished event.
 func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	start := time.Now()
 	ch := r.loadChain()

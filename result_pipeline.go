@@ -24,9 +24,12 @@ import (
 // maxErrorText bounds the model text of an error.
 const maxErrorText = 8 << 10
 
-// failed is a result the pipeline owns.
+// failed is a result the pipeline owns, made in one allocation, as
+// ownedText makes one.
 func failed(status Status, cause error, msg string) *Result {
-	return &Result{owned: true, Status: status, IsError: true, Err: cause, Content: []Content{TextContent(msg)}}
+	r := ownedText(msg)
+	r.Status, r.IsError, r.Err = status, true, cause
+	return r
 }
 
 // lookup

@@ -38,6 +38,10 @@ func TestWrappedTypedToolsAreValidatedOnce(t *testing.T) {
 		"NewPaginatedFor": tool.NewPaginatedFor(def, func(context.Context, *tool.Call[struct{}], countedArgs, tool.Page) (string, []byte, error) {
 			return "ok", nil, nil
 		}),
+		"Rename": tool.Rename(tool.New(tool.Definition{Name: "before", Description: "Counts."},
+			func(context.Context, countedArgs) (string, error) { return "ok", nil }), "t"),
+		"RenameFor": tool.RenameFor(tool.NewFor(tool.Definition{Name: "before", Description: "Counts."},
+			func(context.Context, *tool.Call[struct{}], countedArgs) (string, error) { return "ok", nil }), "t"),
 	}
 	for name, tl := range tests {
 		t.Run(name, func(t *testing.T) {

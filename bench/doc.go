@@ -1,7 +1,7 @@
 // Package bench runs one tool-call workload through Toolbelt and through its
 // peers, and compares each with the floor measured in the same run.
 //
-// The workload is the search tool of the root module's bench_test.go: six
+// The workload is the search tool of the root module's benchmarks: six
 // fields with minLength, maxLength, pattern, enum, minimum and maximum
 // constraints, one valid and one invalid set of arguments. Each framework
 // gets the same argument bytes and must return the same result text, through

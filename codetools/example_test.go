@@ -63,3 +63,33 @@ func ExampleClassifyCommand() {
 	// ls > files.txt             destructive
 	// cat $(ls)                  mutating
 }
+
+// The toolset's run_shell offered to the model as shell: its classifier,
+// its sandbox and its questions come with it.
+func Example_rename() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ws.Close()
+	reg := tool.NewRegistry[struct{}](nil)
+	for _, t := range codetools.New(ws, nil).Tools() {
+		if t.Definition().Name == "run_shell" {
+			t = tool.Rename(t.(tool.AnyTool), "shell")
+		}
+		reg.MustAdd(t)
+	}
+	reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.AskForWritesPolicy(),
+		Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+			return tool.Decision{Kind: tool.DecisionDeny}, nil // a dry run asks no one
+		})}))
+	for _, command := range []string{"git status", "rm -rf build"} {
+		res := reg.Call(context.Background(), struct{}{}, tool.Request{Name: "shell", Args: []byte(`{"command":"` + command + `"}`), DryRun: true})
+		fmt.Printf("%s: %s, %s\n", command, res.DryRun.Safety, res.DryRun.Verdict)
+	}
+	// Output:
+	// git status: read-only, allow
+	// rm -rf build: destructive, ask
+}

@@ -3,6 +3,8 @@ package dialect_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -389,4 +391,121 @@ func TestWarningString(t *testing.T) {
 	c, err = dialect.Convert(json.RawMessage(`{"type":"object","properties":{"m":{"type":"object"}}}`), dialect.OpenAIStrict)
 	require.NoError(t, err)
 	assert.Equal(t, `lossy: openai-strict: /properties/m: sent as openai: it is a free-form object (no declared properties), and strict mode needs every key declared`, c.Warnings[0].String())
+}
+
+// movedCorpus has a schema for each way a keyword moves to a description,
+// beside the shapes, the library's and the examples' schemas.
+var movedCorpus = []string{
+	// A required key on a recursive path (Gemini's JSON Schema form).
+	`{"type":"object","properties":{"head":{"$ref":"#/$defs/Node"}},"required":["head"],"$defs":{"Node":{"type":"object","description":"A node","properties":{"value":{"type":"string"},"next":{"$ref":"#/$defs/Node"}},"required":["value","next"]}}}`,
+	// A reference beside an anyOf, and one left pointing nowhere.
+	`{"type":"object","properties":{"p":{"$ref":"#/$defs/A","anyOf":[{"type":"string"},{"type":"integer"}]},"x":{"not":{"type":"string"}},"y":{"$ref":"#/properties/x/not"}},"$defs":{"A":{"type":["string","integer"]}}}`,
+	// False schemas: a property no value may have, a branch no value passes.
+	`{"type":"object","properties":{"gone":false,"a":{"anyOf":[false,{"type":"string"}]}}}`,
+	// Required keys the properties do not declare; keywords at the root.
+	`{"type":"object","description":"Finds things","properties":{"a":{"type":"string"}},"required":["a","b"],"anyOf":[{"required":["a"]}],"minProperties":1}`,
+	// Keywords the strict subsets lack, with and without a description.
+	`{"type":"object","properties":{"q":{"type":"string","description":"The query!","minLength":1,"maxLength":9,"pattern":"^a","format":"email","default":"ab"},` +
+		`"n":{"type":"number","multipleOf":0.5,"minimum":1,"examples":[2]},"l":{"type":"array","items":{"type":"integer"},"minItems":1,"uniqueItems":true,"contains":{"const":3}},` +
+		`"m":{"type":"object","patternProperties":{"^x":{"type":"string"}},"propertyNames":{"maxLength":3},"dependentRequired":{"a":["b"]}}}}`,
+}
+
+// Warning.Note of a Moved warning is the sentence the description gained,
+// word for word, for every target: the warning says what the model reads,
+// and every sentence the description gained has its warning.
+func TestMovedNotesAreWhatTheDescriptionGained(t *testing.T) {
+	schemas := map[string]json.RawMessage{}
+	for i, s := range movedCorpus {
+		schemas["corpus "+strconv.Itoa(i)] = json.RawMessage(s)
+	}
+	for _, sh := range shapes(t) {
+		schemas["shape "+sh.Name] = sh.Schema
+	}
+	for _, d := range libraryDefinitions(t) {
+		schemas["library "+d.Name] = d.InputSchema
+	}
+	for ex, defs := range exampleDefinitions(t) {
+		for _, d := range defs {
+			schemas[ex+" "+d.Name] = d.InputSchema
+		}
+	}
+	moved := 0
+	for name, schema := range schemas {
+		in := descriptionsOf(t, schema)
+		for _, target := range targets {
+			c, err := dialect.Convert(schema, target)
+			if err != nil {
+				continue
+			}
+			out := descriptionsOf(t, c.Schema)
+			var notes, said []string
+			for _, w := range c.Warnings {
+				switch {
+				case w.Action == dialect.Moved:
+					notes = append(notes, w.Note)
+				case w.Action == dialect.Rewritten && strings.Contains(w.Note, "; description: "):
+					// A oneOf read as anyOf keeps its "exactly one" in words.
+					_, quoted, _ := strings.Cut(w.Note, "; description: ")
+					sentence, err := strconv.Unquote(quoted)
+					require.NoError(t, err, w.Note)
+					said = append(said, sentence)
+				}
+			}
+			moved += len(notes)
+			for _, n := range notes {
+				assert.True(t, slices.ContainsFunc(out, func(d string) bool { return strings.Contains(d, n) }),
+					"%s, %v: the warning's note %q is in no description the model gets: %q", name, target, n, out)
+			}
+			for _, d := range out {
+				assert.True(t, explained(d, in, append(said, notes...)), "%s, %v: the description %q gained words no warning says (notes %q)", name, target, d, notes)
+			}
+		}
+	}
+	assert.Greater(t, moved, 50, "the corpus moves keywords")
+}
+
+// descriptionsOf returns every description string in the schema document.
+func descriptionsOf(t *testing.T, schema json.RawMessage) []string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(schema, &v))
+	return descriptions(v)
+}
+
+// explained reports whether d is one of the input's descriptions, or one
+// of them (or none) followed by Moved notes, as a conversion writes them.
+func explained(d string, in, notes []string) bool {
+	if slices.Contains(in, d) {
+		return true
+	}
+	rests := []string{d}
+	for _, orig := range in {
+		orig = strings.TrimSpace(orig)
+		if orig != "" && !strings.HasSuffix(orig, ".") && !strings.HasSuffix(orig, "!") && !strings.HasSuffix(orig, "?") {
+			orig += "."
+		}
+		if rest, ok := strings.CutPrefix(d, orig+" "); ok {
+			rests = append(rests, rest)
+		}
+	}
+	for _, rest := range rests {
+		if onlyNotes(rest, notes) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyNotes reports whether s is notes (some of them, in any order)
+// joined by spaces.
+func onlyNotes(s string, notes []string) bool {
+	if s == "" {
+		return true
+	}
+	for _, n := range notes {
+		if rest, ok := strings.CutPrefix(s, n); ok && (rest == "" || strings.HasPrefix(rest, " ")) && onlyNotes(strings.TrimPrefix(rest, " "), notes) {
+			return true
+		}
+	}
+	return false
 }

@@ -329,9 +329,18 @@ type warnings struct {
 	list   []Warning
 }
 
-// add records a change with the severity its action usually has.
+// add records a change with the severity its action usually has. A
+// keyword that moves to a description is recorded with moved instead.
 func (w *warnings) add(ptr, keyword string, a Action, note string) {
 	w.addSeverity(a.defaultSeverity(), ptr, keyword, a, note)
+}
+
+// moved records that keyword moved to the description in sentence, and
+// returns sentences with it: the caller adds those to the description, so
+// the warning's Note is, by construction, the sentence the model reads.
+func (w *warnings) moved(sentences []string, ptr, keyword, sentence string) []string {
+	w.addSeverity(Moved.defaultSeverity(), ptr, keyword, Moved, sentence)
+	return append(sentences, sentence)
 }
 
 func (w *warnings) addSeverity(s Severity, ptr, keyword string, a Action, note string) {

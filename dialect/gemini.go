@@ -347,8 +347,7 @@ func (c *geminiConv) moved(notes []string, s *node, ptr, k string) []string {
 		c.w.add(ptr, k, Dropped, "")
 		return notes
 	}
-	c.w.add(ptr, k, Moved, n)
-	return append(notes, n)
+	return c.w.moved(notes, ptr, k, n)
 }
 
 // enum keeps an enum of strings for a STRING; null in it makes the value
@@ -436,9 +435,7 @@ func (c *geminiConv) object(s, out *node, ptr string, root bool, notes []string)
 	}
 	out.set("propertyOrdering", stringArray(names))
 	if len(missing) > 0 {
-		n := "Must also have the keys: " + strings.Join(missing, ", ") + "."
-		c.w.add(ptr, "required", Moved, n)
-		notes = append(notes, n)
+		notes = c.w.moved(notes, ptr, "required", "Must also have the keys: "+strings.Join(missing, ", ")+".")
 	}
 	switch {
 	case open:

@@ -73,9 +73,7 @@ func (c *geminiJSONConv) refSiblings(root *node) {
 		if n.has("anyOf") {
 			// Both must hold, which needs an allOf the subset lacks: the
 			// reference is said in words.
-			s := "Must also match the schema at " + strconv.Quote(cut(ref.s, maxNoteJSON)) + "."
-			describe(n, s)
-			c.w.add(ptr, "$ref", Moved, s)
+			describe(n, c.w.moved(nil, ptr, "$ref", "Must also match the schema at "+strconv.Quote(cut(ref.s, maxNoteJSON))+".")...)
 			return
 		}
 		inner := newObject()
@@ -93,10 +91,8 @@ func (c *geminiJSONConv) danglingRefs(root *node) {
 	eachSubschema(root, "", 0, func(n *node, ptr string) {
 		if ref, ok := n.str("$ref"); ok {
 			if _, ok := resolve(root, ref); !ok && !ck.anchor(ref) {
-				s := "Must match the schema at " + strconv.Quote(cut(ref, maxNoteJSON)) + "."
-				c.w.add(ptr, "$ref", Moved, s)
 				n.del("$ref")
-				describe(n, s)
+				describe(n, c.w.moved(nil, ptr, "$ref", "Must match the schema at "+strconv.Quote(cut(ref, maxNoteJSON))+".")...)
 			}
 		}
 	})
@@ -169,9 +165,9 @@ func (c *geminiJSONConv) cycles(root *node) string {
 				} else {
 					e.obj.set("required", kept)
 				}
-				n := "Must also have the key " + strconv.Quote(e.name) + "."
-				describe(e.obj, n)
-				c.w.add(e.ptr, "required", Moved, n+" (a required key on a recursive path, which Gemini does not allow)")
+				// Gemini refuses a required key on a recursive path: the
+				// one that closes the cycle is said in words.
+				describe(e.obj, c.w.moved(nil, e.ptr, "required", "Must also have the key "+strconv.Quote(e.name)+".")...)
 				return
 			}
 			frames[target] = len(edges)
@@ -228,9 +224,7 @@ func (c *geminiJSONConv) schema(s *node, ptr string) *node {
 			return newObject()
 		}
 		out := newObject()
-		n := "Accepts no value."
-		c.w.add(ptr, "", Moved, n)
-		describe(out, n)
+		describe(out, c.w.moved(nil, ptr, "", "Accepts no value.")...)
 		return out
 	}
 	if s.kind != kObject {
@@ -254,8 +248,7 @@ func (c *geminiJSONConv) schema(s *node, ptr string) *node {
 			c.w.add(ptr, k, Dropped, "")
 			return
 		}
-		c.w.add(ptr, k, Moved, n)
-		notes = append(notes, n)
+		notes = c.w.moved(notes, ptr, k, n)
 	}
 	for i, k := range s.keys {
 		v := s.vals[i]
@@ -276,9 +269,7 @@ func (c *geminiJSONConv) schema(s *node, ptr string) *node {
 			for j, name := range v.keys {
 				sub := v.vals[j]
 				if k == "properties" && sub.kind == kBool && !sub.b {
-					n := "Must not have the key " + strconv.Quote(name) + "."
-					c.w.add(at+"/"+pointerToken(name), "", Moved, n)
-					notes = append(notes, n)
+					notes = c.w.moved(notes, at+"/"+pointerToken(name), "", "Must not have the key "+strconv.Quote(name)+".")
 					continue
 				}
 				m.set(name, c.schema(sub, at+"/"+pointerToken(name)))

@@ -35,8 +35,7 @@ func fixRoot(out *node, w *warnings, refused []string) *node {
 		if n == "" {
 			w.add("", k, Dropped, "")
 		} else {
-			w.add("", k, Moved, n)
-			notes = append(notes, n)
+			notes = w.moved(notes, "", k, n)
 		}
 		out.del(k)
 	}

@@ -158,7 +158,7 @@ func TestConvertGeminiTranslation(t *testing.T) {
 				`"$defs":{"N":{"type":"object","properties":{"v":{"type":"string"},"next":{"anyOf":[{"$ref":"#/$defs/N"},{"type":"null"}]}},"required":["v","next"]}}}`,
 			want: `{"type":"object","properties":{"head":{"$ref":"#/$defs/N"}},"required":["head"],` +
 				`"$defs":{"N":{"type":"object","properties":{"v":{"type":"string"},"next":{"anyOf":[{"$ref":"#/$defs/N"},{"type":"null"}]}},"required":["v"],"description":"Must also have the key \"next\"."}}}`,
-			warnings: []string{`/$defs/N required moved to the description: Must also have the key "next". (a required key on a recursive path, which Gemini does not allow)`},
+			warnings: []string{`/$defs/N required moved to the description: Must also have the key "next".`},
 		},
 		{
 			name: "recursion through an optional property stays", target: dialect.GeminiJSON,

@@ -356,8 +356,7 @@ func (c *strictConv) moved(notes []string, s *node, ptr, k string) []string {
 		c.w.add(ptr, k, Dropped, "")
 		return notes
 	}
-	c.w.add(ptr, k, Moved, n)
-	return append(notes, n)
+	return c.w.moved(notes, ptr, k, n)
 }
 
 // object converts the object keywords of s into out: every property

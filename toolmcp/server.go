@@ -60,7 +60,7 @@ type Options[C any] struct {
 	// its approval counts. Zero means [DefaultMaxSessionCalls]; negative,
 	// no bound.
 	MaxSessionCalls int
-	// Tasks, if set, serves MCP's tasks extension (SEP-2663, task.go): to
+	// Tasks, if set, serves MCP's tasks extension (SEP-2663): to
 	// a client that declares it, a tools/call of a tool that may or must
 	// run as a task ([tool.Definition].Task) is answered at once with a
 	// task handle, run by Tasks, and followed with tasks/get, tasks/update

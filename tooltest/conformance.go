@@ -241,6 +241,10 @@ func acceptedArgs(accepts func(string) bool, def tool.Definition) string {
 // optionalInterfaces are the interfaces the pipeline discovers on a tool.
 var optionalInterfaces = []reflect.Type{
 	reflect.TypeFor[tool.ArgsValidator](),
+	reflect.TypeFor[tool.Classifier](),
+	reflect.TypeFor[tool.Requirer](),
+	reflect.TypeFor[tool.Describer](),
+	reflect.TypeFor[tool.DefinitionChecker](),
 }
 
 // droppedInterfaces finds a struct that holds another tool in a field

@@ -64,6 +64,11 @@ var brokenTools = map[string]struct {
 	"wrapper drops interface": {"wrappers keep optional interfaces", func() []tool.Definer {
 		return []tool.Definer{hidingWrapper{checking{echo()}}}
 	}},
+	"wrapper drops approval hooks": {"wrappers keep optional interfaces", func() []tool.Definer {
+		return []tool.Definer{hidingWrapper{tool.WithApprovalHooks(echo(), tool.ApprovalHooks[echoArgs]{
+			Classify: func(echoArgs) tool.Safety { return tool.SafetyDestructive },
+		})}}
+	}},
 	"long description": {"description is present and not too long", func() []tool.Definer {
 		return []tool.Definer{tool.New(tool.Definition{Name: "wordy", Description: strings.Repeat("very ", 300)}, func(context.Context, noArgs) (string, error) { return "", nil })}
 	}},

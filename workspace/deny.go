@@ -23,7 +23,7 @@ package workspace
 // Patterns without a slash match a name at any depth; the others start
 // with **/ for the same reason. Names of private keys are matched by their
 // usual prefixes (id_rsa…) and suffixes (…_ed25519) rather than by id_*,
-// which would hide source files such as id_test.go.
+// which would hide source files ("id_test.go").
 //
 // docs/sandbox.md lists the sources; the test of this list checks each
 // entry against the names it must deny.

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -186,5 +187,104 @@ func TestRewrite(t *testing.T) {
 				t.Errorf("rewrite:\n%s\nwant:\n%s\nproblems %q", got, tt.want, problems)
 			}
 		})
+	}
+}
+
+// TestDocCommentsSayWhatNotWhere checks that no doc comment go doc shows
+// (a package's, an exported name's, an exported field's or method's) names
+// a source file: a reader of the documentation has the API, not the tree,
+// and a file's name goes stale when its code moves. Example programs
+// (package main) and internal packages, read as source, may. A quoted
+// value ("Edit main.go") is an example, and a path (pkg/config/config.go)
+// names a file of another project, not a reference to this one's.
+func TestDocCommentsSayWhatNotWhere(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "node_modules" || name == "testdata" || name == "internal" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileName := regexp.MustCompile(`(?:^|[^/\w.])([A-Za-z0-9_]+\.go)(?:$|[^\w.]|\.$|\.[^\w])`)
+	quoted := regexp.MustCompile(`"[^"\n]*"`)
+	fset := token.NewFileSet()
+	for _, path := range files {
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name.Name == "main" {
+			continue
+		}
+		check := func(doc *ast.CommentGroup, what string) {
+			if doc == nil {
+				return
+			}
+			for _, m := range fileName.FindAllStringSubmatch(quoted.ReplaceAllString(doc.Text(), `""`), -1) {
+				t.Errorf("%s: the doc of %s names the file %s: say what, not where", fset.Position(doc.Pos()), what, m[1])
+			}
+		}
+		exported := func(names []*ast.Ident) bool {
+			for _, n := range names {
+				if n.IsExported() {
+					return true
+				}
+			}
+			return len(names) == 0 // embedded
+		}
+		check(f.Doc, "package "+f.Name.Name)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.IsExported() {
+					check(d.Doc, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						check(d.Doc, s.Name.Name)
+						check(s.Doc, s.Name.Name)
+						var fields *ast.FieldList
+						switch x := s.Type.(type) {
+						case *ast.StructType:
+							fields = x.Fields
+						case *ast.InterfaceType:
+							fields = x.Methods
+						}
+						if fields != nil {
+							for _, fl := range fields.List {
+								if exported(fl.Names) {
+									check(fl.Doc, s.Name.Name+"'s fields and methods")
+									check(fl.Comment, s.Name.Name+"'s fields and methods")
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						if exported(s.Names) {
+							check(d.Doc, s.Names[0].Name)
+							check(s.Doc, s.Names[0].Name)
+							check(s.Comment, s.Names[0].Name)
+						}
+					}
+				}
+			}
+		}
 	}
 }

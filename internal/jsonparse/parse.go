@@ -35,17 +35,67 @@ type parser struct {
 	pos   int
 	depth int
 	lim   Limits
-	path  []string // JSON pointer tokens of the value being read, for errors
-	buf   [8]string
+	keys  map[string]string // known keys, shared rather than copied
+	path  tokens            // JSON pointer tokens of the value being read, for errors
+}
+
+// tokens is a stack of JSON pointer tokens: the first few in place, so
+// that a parser holds no pointer into itself and reading a document of
+// ordinary depth allocates no stack.
+type tokens struct {
+	first [8]string
+	rest  []string
+	n     int
+}
+
+func (t *tokens) push(s string) {
+	if t.n < len(t.first) {
+		t.first[t.n] = s
+	} else {
+		t.rest = append(t.rest, s)
+	}
+	t.n++
+}
+
+func (t *tokens) pop() {
+	t.n--
+	if t.n >= len(t.first) {
+		t.rest = t.rest[:t.n-len(t.first)]
+	} else {
+		t.first[t.n] = ""
+	}
+}
+
+// pointer is the RFC 6901 pointer of the tokens.
+func (t *tokens) pointer() string {
+	var b strings.Builder
+	for i := range t.n {
+		tok := ""
+		if i < len(t.first) {
+			tok = t.first[i]
+		} else {
+			tok = t.rest[i-len(t.first)]
+		}
+		b.WriteByte('/')
+		b.WriteString(EscapePointerToken(tok))
+	}
+	return b.String()
 }
 
 // Parse reads exactly one JSON value from data, followed only by whitespace.
 func Parse(data []byte, lim Limits) (any, *Error) {
+	return ParseKeys(data, lim, nil)
+}
+
+// ParseKeys is [Parse] for a document whose object keys are likely to be
+// among keys (a schema's declared names, each mapped to itself): such a
+// key is that string rather than a copy of it. Only the allocation
+// differs.
+func ParseKeys(data []byte, lim Limits, keys map[string]string) (any, *Error) {
 	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
 		return nil, &Error{Kind: TooLarge, Offset: lim.MaxBytes, Limit: lim.MaxBytes, Size: len(data)}
 	}
-	p := parser{data: data, lim: lim}
-	p.path = p.buf[:0]
+	p := parser{data: data, lim: lim, keys: keys}
 	p.skipSpace()
 	if p.pos == len(data) {
 		return nil, &Error{Kind: Empty}
@@ -67,11 +117,11 @@ func Parse(data []byte, lim Limits) (any, *Error) {
 }
 
 func (p *parser) fail(kind ErrorKind, detail string) *Error {
-	return &Error{Kind: kind, Offset: p.pos, Pointer: pointer(p.path), Detail: detail}
+	return &Error{Kind: kind, Offset: p.pos, Pointer: p.path.pointer(), Detail: detail}
 }
 
 func (p *parser) truncated(detail string) *Error {
-	return &Error{Kind: Truncated, Offset: len(p.data), Pointer: pointer(p.path), Detail: detail}
+	return &Error{Kind: Truncated, Offset: len(p.data), Pointer: p.path.pointer(), Detail: detail}
 }
 
 func (p *parser) skipSpace() {
@@ -95,7 +145,7 @@ func (p *parser) value() (any, *Error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
-		return p.str()
+		return p.str(false)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -153,12 +203,12 @@ func (p *parser) object() (any, *Error) {
 			return nil, p.fail(Syntax, "expected a quoted key, got "+describeByte(p.data, p.pos))
 		}
 		keyStart := p.pos
-		key, err := p.str()
+		key, err := p.str(true)
 		if err != nil {
 			return nil, err
 		}
 		if _, dup := m[key]; dup {
-			e := &Error{Kind: DuplicateKey, Offset: keyStart, Pointer: pointer(p.path), Key: key}
+			e := &Error{Kind: DuplicateKey, Offset: keyStart, Pointer: p.path.pointer(), Key: key}
 			return nil, e
 		}
 		if p.lim.MaxElements > 0 && len(m) >= p.lim.MaxElements {
@@ -168,7 +218,7 @@ func (p *parser) object() (any, *Error) {
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			p.path = append(p.path, key)
+			p.path.push(key)
 			return nil, p.truncated("':' after the key")
 		}
 		if p.data[p.pos] != ':' {
@@ -176,12 +226,12 @@ func (p *parser) object() (any, *Error) {
 		}
 		p.pos++
 		p.skipSpace()
-		p.path = append(p.path, key)
+		p.path.push(key)
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		p.path = p.path[:len(p.path)-1]
+		p.path.pop()
 		m[key] = v
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -219,12 +269,12 @@ func (p *parser) array() (any, *Error) {
 			return nil, e
 		}
 		p.skipSpace()
-		p.path = append(p.path, strconv.Itoa(len(a)))
+		p.path.push(strconv.Itoa(len(a)))
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		p.path = p.path[:len(p.path)-1]
+		p.path.pop()
 		a = append(a, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -243,8 +293,9 @@ func (p *parser) array() (any, *Error) {
 	}
 }
 
-// str reads a string starting at the opening quote.
-func (p *parser) str() (string, *Error) {
+// str reads a string starting at the opening quote; a key found in
+// p.keys is the string kept there.
+func (p *parser) str(key bool) (string, *Error) {
 	start := p.pos + 1
 	i := start
 	// Fast path: no escapes.
@@ -255,6 +306,11 @@ func (p *parser) str() (string, *Error) {
 				return "", err
 			}
 			p.pos = i + 1
+			if key {
+				if k, ok := p.keys[string(p.data[start:i])]; ok {
+					return k, nil
+				}
+			}
 			return string(p.data[start:i]), nil
 		}
 		if c == '\\' {
@@ -548,7 +604,6 @@ func (p *parser) number() (any, *Error) {
 // could not carry (and checking arguments against it stays cheap).
 func CheckNumber(lit string, lim Limits) *Error {
 	p := parser{data: []byte(lit), lim: Limits{MaxNumberLen: lim.MaxNumberLen, MaxExponent: lim.MaxExponent}}
-	p.path = p.buf[:0]
 	if len(lit) == 0 {
 		return &Error{Kind: Syntax, Detail: "not a number"}
 	}
@@ -594,21 +649,9 @@ func describeByte(d []byte, i int) string {
 	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
 }
 
-func pointer(tokens []string) string {
-	if len(tokens) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(EscapePointerToken(t))
-	}
-	return b.String()
-}
-
 // EscapePointerToken escapes one RFC 6901 reference token.
 func EscapePointerToken(t string) string {
-	if !strings.ContainsAny(t, "~/") {
+	if strings.IndexByte(t, '~') < 0 && strings.IndexByte(t, '/') < 0 {
 		return t
 	}
 	t = strings.ReplaceAll(t, "~", "~0")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 )
 
 var testLimits = Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxStringBytes: 64 << 10, MaxNumberLen: 100, MaxExponent: 400, MaxElements: 10000}
@@ -67,6 +68,8 @@ func TestParseRejects(t *testing.T) {
 		{"high then non-low", `{"a":"\ud800\u0041"}`, LoneSurrogate, "/a"},
 		{"too deep", deep, TooDeep, "/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0"},
 		{"too many", many, TooManyElements, ""},
+		{"cut deep past eight keys", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i/j":{"k~":[1,{"x":tr`, Truncated, "/a/b/c/d/e/f/g/h/i~1j/k~0/1/x"},
+		{"duplicate deep past eight keys", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"x":1,"x":2}}}}}}}}}}}`, DuplicateKey, "/a/b/c/d/e/f/g/h/i/j"},
 		{"long string", `{"a":"` + strings.Repeat("x", 64<<10+1) + `"}`, StringTooLong, "/a"},
 		{"long escaped string", `{"a":"` + strings.Repeat(`\n`, 64<<10+1) + `"}`, StringTooLong, "/a"},
 		{"long number", `{"a":` + strings.Repeat("9", 101) + `}`, NumberTooLong, "/a"},
@@ -160,5 +163,31 @@ func TestPointerTokens(t *testing.T) {
 		if got := UnescapePointerToken(tt.escaped); got != tt.token {
 			t.Errorf("UnescapePointerToken(%q) = %q, want %q", tt.escaped, got, tt.token)
 		}
+	}
+}
+
+// ParseKeys reads what Parse reads; a key among keys is that string.
+func TestParseKeysSharesKeys(t *testing.T) {
+	doc := []byte(`{"query":"x","nested":{"query":1,"other":[{"query":null}]},"un\u0071uoted":2}`)
+	keys := map[string]string{"query": "query", "nested": "nested"}
+	want, err := Parse(doc, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseKeys(doc, testLimits, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParseKeys = %#v, want %#v", got, want)
+	}
+	for k := range got.(map[string]any) {
+		if shared, ok := keys[k]; ok && unsafe.StringData(k) != unsafe.StringData(shared) {
+			t.Errorf("key %q is a copy, not the string of keys", k)
+		}
+	}
+	known := []byte(`{"query":true,"nested":false}`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = ParseKeys(known, testLimits, keys) }); n > 2 {
+		t.Errorf("ParseKeys of an object of known keys made %v allocations, want at most 2 (the map)", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolbelt-go/tool/internal/canon"
+	"github.com/toolbelt-go/tool/internal/jsonparse"
 )
 
 // At returns the node that describes the value at the instance location
@@ -96,49 +97,91 @@ func isIndex(t string) bool {
 }
 
 // Skeleton writes a corrected example of the arguments for the model: every
-// required property plus those the model sent that the schema knows, each
-// with a placeholder drawn from the schema (default, example, first allowed
+// required property plus those of shape that the schema knows, each with a
+// placeholder drawn from the schema (default, example, first allowed
 // value, or the type). Properties appear in the schema's order. The result
 // is at most maxBytes long; it is empty when the schema gives nothing to
 // show.
-func (s *Schema) Skeleton(sent any, maxBytes int) string {
+//
+// It also reports whether the example is, as a JSON value, sent: the same
+// keys, and values that are equal once canonical (1.0 and 1 are one
+// number). A hint leaves out an example that would only repeat what
+// failed; the comparison is made as the example is written, and stops at
+// the first difference. A nil sent is repeated by nothing.
+func (s *Schema) Skeleton(shape, sent any, maxBytes int) (string, bool) {
 	s.leavesOnce.Do(func() { fillLeaves(s.root, 0) })
 	var b strings.Builder
 	b.Grow(min(maxBytes, 256))
-	writeSkeleton(&b, s.root, sent, 0)
+	same := writeSkeleton(&b, s.root, shape, sent, sent != nil, 0)
 	out := b.String()
 	if len(out) > maxBytes {
-		return ""
+		return "", false
 	}
-	return out
+	return out, same
 }
 
-func writeSkeleton(b *strings.Builder, n *Node, sent any, depth int) {
+// writeSkeleton writes the skeleton of n for shape. While same holds, it
+// also compares what it writes with v, and it returns whether all it wrote
+// is v.
+func writeSkeleton(b *strings.Builder, n *Node, shape, v any, same bool, depth int) bool {
 	if n == nil || depth > skeletonDepth {
 		b.WriteString("null")
-		return
+		return same && v == nil
 	}
 	if !isSkeletonObject(n) {
 		b.WriteString(n.skeletonLeaf)
-		return
+		return same && sameJSON(v, n.skeletonValue, n.skeletonCanon)
 	}
-	sentObj, _ := sent.(map[string]any)
+	shapeObj, _ := shape.(map[string]any)
+	var vObj map[string]any
+	if same {
+		vObj, same = v.(map[string]any)
+	}
 	b.WriteByte('{')
-	first := true
-	for _, k := range n.PropOrder {
-		_, wasSent := sentObj[k]
+	written := 0
+	for i, k := range n.PropOrder {
+		sub, wasSent := shapeObj[k]
 		if !wasSent && !contains(n.Required, k) {
 			continue
 		}
-		if !first {
+		if written > 0 {
 			b.WriteString(", ")
 		}
-		first = false
-		writeJSON(b, k)
+		written++
+		b.WriteString(n.skeletonKeys[i])
 		b.WriteString(": ")
-		writeSkeleton(b, n.Props[k], sentObj[k], depth+1)
+		var got any
+		if same {
+			got, same = vObj[k]
+		}
+		same = writeSkeleton(b, n.Props[k], sub, got, same, depth+1)
 	}
 	b.WriteByte('}')
+	return same && written == len(vObj)
+}
+
+// notJSON is a skeleton leaf's value when its text does not read back
+// (past the parser's limits): equal to nothing.
+type notJSON struct{}
+
+// sameJSON reports whether v, a value of an argument tree, is want, whose
+// canonical JSON is wantCanon. Strings, booleans and null are compared as
+// they are; numbers and containers by their canonical JSON.
+func sameJSON(v, want any, wantCanon string) bool {
+	switch x := v.(type) {
+	case string:
+		w, ok := want.(string)
+		return ok && w == x
+	case bool:
+		w, ok := want.(bool)
+		return ok && w == x
+	case nil:
+		return want == nil
+	}
+	if _, ok := want.(notJSON); ok {
+		return false
+	}
+	return string(canon.Encode(v)) == wantCanon
 }
 
 // skeletonDepth is how deep Skeleton goes; below, it writes null.
@@ -160,6 +203,10 @@ func fillLeaves(n *Node, depth int) {
 		return
 	}
 	if isSkeletonObject(n) {
+		n.skeletonKeys = make([]string, len(n.PropOrder))
+		for i, k := range n.PropOrder {
+			n.skeletonKeys[i] = string(canon.AppendString(nil, k))
+		}
 		for _, p := range n.Props {
 			fillLeaves(p, depth+1)
 		}
@@ -180,7 +227,7 @@ func fillLeaves(n *Node, depth int) {
 			fillLeaves(n.Items, depth+1)
 			b.WriteByte('[')
 			var items strings.Builder
-			writeSkeleton(&items, n.Items, nil, depth+1)
+			writeSkeleton(&items, n.Items, nil, nil, false, depth+1)
 			b.WriteString(items.String())
 			b.WriteByte(']')
 		} else {
@@ -196,6 +243,10 @@ func fillLeaves(n *Node, depth int) {
 		b.WriteString("null")
 	}
 	n.skeletonLeaf = b.String()
+	n.skeletonValue, n.skeletonCanon = notJSON{}, ""
+	if v, err := jsonparse.Parse([]byte(n.skeletonLeaf), jsonparse.Limits{}); err == nil {
+		n.skeletonValue, n.skeletonCanon = v, string(canon.Encode(v))
+	}
 }
 
 func numberPlaceholder(n *Node) string {

@@ -19,7 +19,15 @@ import (
 type Node struct {
 	// skeletonLeaf is what Skeleton writes for this node when it is not an
 	// object: set once per schema, before the first Skeleton reads it.
-	skeletonLeaf string
+	// skeletonValue is that text read back as a value (notJSON if it does
+	// not read), and skeletonCanon its canonical JSON, to compare it with
+	// what was sent.
+	skeletonLeaf  string
+	skeletonValue any
+	skeletonCanon string
+	// skeletonKeys are the names of PropOrder as JSON strings, for an
+	// object Skeleton writes key by key.
+	skeletonKeys []string
 
 	Fast     bool
 	Bool     *bool    // a boolean schema (true / false)
@@ -130,11 +138,14 @@ type builder struct {
 	nodes    map[any]*Node // by *object (or the boolean schema's position)
 	index    *docIndex
 	patterns *patterns
+	names    map[string]string // every declared property name, to itself
 }
 
-func buildTree(doc any, pats *patterns) *Node {
-	b := &builder{nodes: map[any]*Node{}, index: indexDoc(doc), patterns: pats}
-	return b.build(doc, true, "")
+// buildTree returns the root node of doc and the names of the properties
+// it declares anywhere.
+func buildTree(doc any, pats *patterns) (*Node, map[string]string) {
+	b := &builder{nodes: map[any]*Node{}, index: indexDoc(doc), patterns: pats, names: map[string]string{}}
+	return b.build(doc, true, ""), b.names
 }
 
 func (b *builder) build(v any, root bool, ptr string) *Node {
@@ -262,6 +273,7 @@ func (b *builder) read(n *Node, o *object, root bool) {
 		n.folded = make(map[string]string, len(props.keys))
 		for i, k := range props.keys {
 			n.propIndex[k] = i
+			b.names[k] = k
 			if fk := jsonparse.FoldKey(k); k != "" {
 				if _, ok := n.folded[fk]; !ok {
 					n.folded[fk] = k

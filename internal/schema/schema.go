@@ -35,8 +35,9 @@ type Schema struct {
 	nums      jsonparse.Limits // the number limits it was compiled under
 	authority *jsonschema.Schema
 	root      *Node
-	cost      *costGraph // the authority's schema, as the cost bounds read it
-	costs     sync.Map   // argument depth → Cost
+	names     map[string]string // every declared property name, to itself
+	cost      *costGraph        // the authority's schema, as the cost bounds read it
+	costs     sync.Map          // argument depth → Cost
 
 	leavesOnce sync.Once // fills the nodes' skeletonLeaf, for Skeleton
 
@@ -44,6 +45,11 @@ type Schema struct {
 	hasDefault   bool      // some subschema has a default
 	fills        *fillPlan // where ApplyDefaults looks
 }
+
+// Names returns every property name the schema declares, at any depth,
+// each mapped to itself: what [jsonparse.ParseKeys] shares rather than
+// copies. The map is the schema's own; it must not be changed.
+func (s *Schema) Names() map[string]string { return s.names }
 
 // ErrExternalRef is the cause when a schema refers to a file or URL.
 var ErrExternalRef = errors.New("schema refers to a document outside itself; only references inside it (#/$defs/..., an $id or $anchor it defines) and the JSON Schema metaschemas are allowed")
@@ -195,7 +201,8 @@ func compile(raw json.RawMessage, nums jsonparse.Limits) (*Schema, error) {
 		}
 		return nil, fmt.Errorf("schema does not compile: %s", oneLine(err.Error()))
 	}
-	s := &Schema{raw: raw, nums: nums, authority: authority, root: buildTree(doc, pats), cost: newCostGraph(authority)}
+	root, names := buildTree(doc, pats)
+	s := &Schema{raw: raw, nums: nums, authority: authority, root: root, names: names, cost: newCostGraph(authority)}
 	if problems := s.problems(c); len(problems) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUnusable, strings.Join(problems, "; "))
 	}

@@ -20,31 +20,78 @@ import (
 // that differs by a letter ("b" and "a", "to" and "do"): a suggestion that
 // shares nothing with the name does not help.
 func Closest(name string, candidates []string, n int) []string {
+	skel, skelRunes := prepare(name)
+	var found []scored
+	for _, c := range candidates {
+		cs := skeleton(c)
+		found = score(found, c, cs, utf8.RuneCountInString(cs), skel, skelRunes)
+	}
+	return best(found, n)
+}
+
+// Candidates are names prepared for [Closest], each folded once: for a list
+// that many calls are matched against (an enum's values, say).
+type Candidates struct {
+	names, skels []string
+	runes        []int
+}
+
+// NewCandidates prepares names.
+func NewCandidates(names []string) *Candidates {
+	c := &Candidates{names: names, skels: make([]string, len(names)), runes: make([]int, len(names))}
+	for i, s := range names {
+		c.skels[i] = skeleton(s)
+		c.runes[i] = utf8.RuneCountInString(c.skels[i])
+	}
+	return c
+}
+
+// Closest is [Closest] over the prepared names.
+func (c *Candidates) Closest(name string, n int) []string {
+	if c == nil {
+		return nil
+	}
+	skel, skelRunes := prepare(name)
+	var found []scored
+	for i, s := range c.names {
+		found = score(found, s, c.skels[i], c.runes[i], skel, skelRunes)
+	}
+	return best(found, n)
+}
+
+type scored struct {
+	s    string
+	dist int
+}
+
+// prepare folds the name looked for.
+func prepare(name string) (string, int) {
 	if len(name) > 256 {
 		name = Cut(name, 256)
 	}
 	skel := skeleton(name)
-	skelRunes := utf8.RuneCountInString(skel)
-	type scored struct {
-		s    string
-		dist int
+	return skel, utf8.RuneCountInString(skel)
+}
+
+// score appends candidate c, folded as cs (csRunes long), to found when it
+// is close to the folded name skel.
+func score(found []scored, c, cs string, csRunes int, skel string, skelRunes int) []scored {
+	limit := max(csRunes, skelRunes) / 3
+	// The distance is at least the difference in length: past the
+	// limit, it is not worth computing (its cost is the product of
+	// the lengths, and a candidate, an enum's value, may be long).
+	d := max(csRunes, skelRunes)
+	if abs(csRunes-skelRunes) <= limit {
+		d = distance(skel, cs)
 	}
-	var found []scored
-	for _, c := range candidates {
-		cs := skeleton(c)
-		csRunes := utf8.RuneCountInString(cs)
-		limit := max(csRunes, skelRunes) / 3
-		// The distance is at least the difference in length: past the
-		// limit, it is not worth computing (its cost is the product of
-		// the lengths, and a candidate, an enum's value, may be long).
-		d := max(csRunes, skelRunes)
-		if abs(csRunes-skelRunes) <= limit {
-			d = distance(skel, cs)
-		}
-		if d <= limit || strings.Contains(cs, skel) && len(skel) >= 3 || strings.Contains(skel, cs) && len(cs) >= 3 {
-			found = append(found, scored{c, d})
-		}
+	if d <= limit || strings.Contains(cs, skel) && len(skel) >= 3 || strings.Contains(skel, cs) && len(cs) >= 3 {
+		found = append(found, scored{c, d})
 	}
+	return found
+}
+
+// best returns the n nearest of found, nearest first.
+func best(found []scored, n int) []string {
 	slices.SortStableFunc(found, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.s, b.s))
 	})
@@ -95,7 +142,8 @@ func distance(a, b string) int {
 }
 
 // osa is the optimal string alignment distance between a and b. Rows of
-// up to 64 cells live on the stack.
+// up to 64 cells live on the stack, those of short names in a smaller
+// buffer: it is cleared on every call.
 func osa[T byte | rune](a, b []T) int {
 	if len(a) == 0 {
 		return len(b)
@@ -103,13 +151,20 @@ func osa[T byte | rune](a, b []T) int {
 	if len(b) == 0 {
 		return len(a)
 	}
-	var buf [3 * 65]int
-	var prev2, prev, cur []int
-	if n := len(b) + 1; n <= 65 {
-		prev2, prev, cur = buf[:n], buf[65:65+n], buf[130:130+n]
-	} else {
-		prev2, prev, cur = make([]int, n), make([]int, n), make([]int, n)
+	switch n := len(b) + 1; {
+	case n <= 17:
+		var buf [3 * 17]int
+		return osaRows(a, b, buf[:n], buf[17:17+n], buf[34:34+n])
+	case n <= 65:
+		var buf [3 * 65]int
+		return osaRows(a, b, buf[:n], buf[65:65+n], buf[130:130+n])
+	default:
+		return osaRows(a, b, make([]int, n), make([]int, n), make([]int, n))
 	}
+}
+
+// osaRows is osa with its three rows given.
+func osaRows[T byte | rune](a, b []T, prev2, prev, cur []int) int {
 	for j := range prev {
 		prev[j] = j
 	}

@@ -134,3 +134,63 @@ func TestClosestLongCandidate(t *testing.T) {
 		})
 	}
 }
+
+// osaReference is the optimal string alignment distance over the whole
+// matrix, as written in the textbook.
+func osaReference(a, b []rune) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// The distance agrees with the textbook's at every row length, on the
+// stack (short and long buffers) and on the heap; prepared candidates
+// give what Closest gives.
+func TestDistanceAndCandidates(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "abcAB-_.é"
+	word := func(n int) string {
+		var b strings.Builder
+		for range n {
+			c := []rune(alphabet)
+			b.WriteRune(c[r.IntN(len(c))])
+		}
+		return b.String()
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 40, 63, 64, 65, 90} {
+		for range 50 {
+			a, b := word(r.IntN(20)), word(n)
+			if got, want := distance(a, b), osaReference([]rune(a), []rune(b)); got != want {
+				t.Fatalf("distance(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+	names := []string{"query", "path", "lang", "limit", "offset", "case_sensitive", "Quary", "pth", "golang", "python"}
+	cands := NewCandidates(names)
+	for _, name := range []string{"qurey", "pth", "GO", "lng", "offst", "case-sensitive", "zzz", "", strings.Repeat("x", 300)} {
+		if got, want := cands.Closest(name, 3), Closest(name, names, 3); !slices.Equal(got, want) {
+			t.Errorf("Candidates.Closest(%q) = %q, Closest = %q", name, got, want)
+		}
+	}
+	if got := (*Candidates)(nil).Closest("x", 1); got != nil {
+		t.Errorf("nil Candidates: %q", got)
+	}
+}

@@ -74,6 +74,14 @@ func clean(s string, invisible bool) string {
 
 func firstUnclean(s string, invisible bool) int {
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are printable ASCII, which most
+		// text is: a word with a byte that may need a look (a control, DEL,
+		// a newline, a tab, a byte of a longer character) is read byte by
+		// byte below.
+		if i+8 <= len(s) && printableASCII(s[i:i+8]) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
@@ -89,6 +97,19 @@ func firstUnclean(s string, invisible bool) int {
 		i += size
 	}
 	return -1
+}
+
+// printableASCII reports whether the eight bytes of w are each between
+// 0x20 and 0x7e.
+func printableASCII(w string) bool {
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	del := x ^ (0x7f * ones)
+	// A byte with its high bit set, one below 0x20, one equal to 0x7f
+	// (zero after the xor): each sets a high bit here.
+	return (x|(x-0x20*ones)&^x|(del-ones)&^del)&highs == 0
 }
 
 func writeEscape(b *strings.Builder, r rune) {
@@ -140,6 +161,18 @@ func Quote(s string, max int) string {
 	}
 	cut := Cut(s, max)
 	return strconv.Quote(cut) + "… (" + strconv.Itoa(len(s)-len(cut)) + " more bytes)"
+}
+
+// AppendQuote appends Quote(s, max) to dst.
+func AppendQuote(dst []byte, s string, max int) []byte {
+	if len(s) <= max {
+		return strconv.AppendQuote(dst, s)
+	}
+	cut := Cut(s, max)
+	dst = strconv.AppendQuote(dst, cut)
+	dst = append(dst, "… ("...)
+	dst = strconv.AppendInt(dst, int64(len(s)-len(cut)), 10)
+	return append(dst, " more bytes)"...)
 }
 
 // QuoteASCII is Quote with every non-ASCII character escaped too, for

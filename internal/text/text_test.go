@@ -181,3 +181,48 @@ func FuzzEscapeJSON(f *testing.F) {
 		}
 	})
 }
+
+// Clean and CleanModel find the same first character to escape whether
+// they read a byte or eight at a time.
+func FuzzCleanAgreesByteByByte(f *testing.F) {
+	for _, s := range []string{"", "plain text, long enough for words", "a\nb\tc", "tab\there and \x7f there", "\x1b[31mred", "wide: é, 😀, \u202e",
+		"seven b", "eight by", "\x00\x00\x00\x00\x00\x00\x00\x00", "~~~~~~~~\x7f", "        \x1f", "\xff\xfe invalid"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, invisible := range []bool{false, true} {
+			want := -1
+			for i := 0; i < len(s); {
+				c := s[i]
+				if c < utf8.RuneSelf {
+					if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+						want = i
+						break
+					}
+					i++
+					continue
+				}
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f || invisible && Invisible(r) {
+					want = i
+					break
+				}
+				i += size
+			}
+			if got := firstUnclean(s, invisible); got != want {
+				t.Fatalf("firstUnclean(%q, %v) = %d, want %d", s, invisible, got, want)
+			}
+		}
+	})
+}
+
+// AppendQuote writes what Quote returns.
+func TestAppendQuote(t *testing.T) {
+	for _, s := range []string{"", "golang", "tab\there", "\x1b[31m", "é😀", strings.Repeat("x", 64), strings.Repeat("x", 65), strings.Repeat("é", 40)} {
+		for _, max := range []int{0, 1, 10, 64} {
+			if got, want := string(AppendQuote([]byte("got "), s, max)), "got "+Quote(s, max); got != want {
+				t.Errorf("AppendQuote(%q, %d) = %q, want %q", s, max, got, want)
+			}
+		}
+	}
+}

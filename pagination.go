@@ -2,12 +2,20 @@ package tool
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"reflect"
 
+	"github.com/toolbelt-go/tool/internal/canon"
 	"github.com/toolbelt-go/tool/keyring"
 )
+
+// Paginated tools and their cursors: a tool made with [NewPaginated] gives
+// its state for the next page, which is signed into an opaque next_cursor;
+// the cursor check, the last step of preflight (checkCursor, below),
+// verifies the cursor the model sends back and hands the tool its state
+// through its context.
 
 // PageArgs are the arguments every paginated tool takes. Embed it in the
 // argument type of a tool made with [NewPaginated]:
@@ -48,12 +56,12 @@ type Paged[Out any] struct {
 // NewPaginated makes a tool whose results come in pages. fn produces one
 // page and returns the state it needs to produce the next (an offset, a
 // key; nil after the last page). The pipeline signs that state into an
-// opaque next_cursor with the registry's [keyring.Keyring], bound to the tool, the
-// session ([Request.Session]), the arguments other than cursor and
-// page_size, and an expiry. On the next call preflight verifies the cursor
-// (preflight_cursor.go) and hands fn the state back; a forged, altered, expired or
-// foreign cursor is refused with a message that tells the model to start
-// again without one. In must embed [PageArgs]. [NewPaginatedFor] is the
+// opaque next_cursor with the registry's [keyring.Keyring], bound to the
+// tool, the session ([Request.Session]), the arguments other than cursor
+// and page_size, and an expiry; the model receives a [Paged] result. On
+// the next call preflight verifies the cursor, before approval, and hands
+// fn the state back; a forged, altered, expired or foreign cursor is
+// refused with a message that tells the model to start again without one. In must embed [PageArgs]. [NewPaginatedFor] is the
 // same for a tool that reads the host's per-call state.
 func NewPaginated[In, Out any](def Definition, fn func(ctx context.Context, in In, page Page) (Out, []byte, error)) AnyTool {
 	inner := New(def, func(ctx context.Context, in In) (Paged[Out], error) {
@@ -149,3 +157,48 @@ func checkPaginated(inner any, err error) error {
 }
 
 type pageMarker interface{ isPaginated() }
+
+// pageScope is the cursor check's part of a call's state, for a paginated
+// tool: what its next cursor is bound to, and the state the model's cursor
+// carried. The deadline stage puts it in the tool's context.
+type pageScope struct {
+	keyring  *keyring.Keyring
+	tool     string
+	session  string
+	argsHash [sha256.Size]byte
+	state    []byte
+}
+
+type pageKey struct{}
+
+// checkCursor is the cursor check, the last step of preflight for a
+// paginated tool: it hashes the validated arguments other than cursor and
+// page_size and, when the model sent a cursor, verifies it. It runs before
+// approval: a cursor is part of the arguments, so a bad one is an invalid
+// call the model can fix, not something to ask a person about, and the
+// approver is only ever shown a call that can run.
+func checkCursor[C any](call *Call[C]) *Result {
+	m, _ := call.tree().(map[string]any)
+	rest := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != "cursor" && k != "page_size" {
+			rest[k] = v
+		}
+	}
+	ps := &pageScope{keyring: call.runtime().cursorKeyring(), tool: call.Name, session: call.Session, argsHash: sha256.Sum256(canon.Encode(rest))}
+	if c, _ := m["cursor"].(string); c != "" {
+		args := call.st.entry.pf.args
+		if call.Session == "" {
+			// No conversation, no cursor: one from another caller must
+			// not be honoured, and none was issued to this one.
+			return invalidResult(args.refuse([]Problem{cursorProblem(call.Name, nil)}, fmt.Errorf("%w: %w", ErrCursorRefused, keyring.ErrOtherSession)))
+		}
+		state, err := ps.keyring.Verify(c, keyring.Claims{Purpose: ps.tool, Session: ps.session, Digest: ps.argsHash})
+		if err != nil {
+			return invalidResult(args.refuse([]Problem{cursorProblem(call.Name, err)}, fmt.Errorf("%w: %w", ErrCursorRefused, err)))
+		}
+		ps.state = state
+	}
+	call.st.page = ps
+	return nil
+}

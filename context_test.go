@@ -24,3 +24,8 @@ func TestCallInfoFrom(t *testing.T) {
 	_, ok = tool.CallInfoFrom(context.Background())
 	assert.False(t, ok)
 }
+
+func TestReportOutsideACallIsHarmless(t *testing.T) {
+	tool.ReportProgress(context.Background(), tool.Progress{Message: "nobody listens"})
+	tool.ReportPartial(context.Background(), tool.TextContent("x"))
+}

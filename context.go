@@ -4,7 +4,88 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
+
+// What a tool reads from its context: the call it runs for
+// ([CallInfoFrom]), where its progress goes ([ReportProgress],
+// [ReportPartial]) and, for a paginated tool, its page (pagination.go); a
+// tool running as a task also asks for input through it ([AskInput], with
+// the tasks in task_run.go). The deadline stage makes that context
+// (callCtx, below) around the caller's. The host's per-call state is not
+// in it: a tool that needs it is a [Tool] of the host's state type, and
+// reads it typed, as [Call].State.
+
+// CallInfo identifies the call a tool is running for: what a tool that
+// needs no host state may still want to know (to key per-conversation
+// memory by session, to log the call ID).
+type CallInfo struct {
+	ID      string // the provider's tool-call ID
+	Name    string // the tool's name
+	Session string // Request.Session
+}
+
+type callInfoKey struct{}
+
+// info is the call's CallInfo.
+func (c *Call[C]) info() CallInfo { return CallInfo{ID: c.ID, Name: c.Name, Session: c.Session} }
+
+// CallInfoFrom returns the call the tool running under ctx was called for,
+// or that a [Describer] describes; false outside a call made through a
+// Registry or Wrap.
+func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
+	c, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return c, ok
+}
+
+// callScope is what a running tool reaches through its context.
+type callScope struct {
+	events *emitter   // nil without an observer
+	idle   *idleTimer // nil without an idle limit
+}
+
+type scopeKey struct{}
+
+// ReportProgress reports a tool's progress to the host's observer, and
+// extends the call's idle limit (Definition.IdleTimeout). Call it from the
+// tool with the context it was given, as often as is convenient: it never
+// blocks, and it does nothing outside a call or after the call ended.
+func ReportProgress(ctx context.Context, p Progress) {
+	s, _ := ctx.Value(scopeKey{}).(*callScope)
+	if s == nil {
+		return
+	}
+	if s.idle != nil {
+		s.idle.touch()
+	}
+	if s.events != nil {
+		p.Message = text.Bound(text.Clean(p.Message), maxProgressText)
+		s.events.fromTool(Event{Kind: EventProgress, Progress: p})
+	}
+}
+
+// ReportPartial reports partial content from a streaming tool, as an
+// EventPartial for the host to show while the call runs. The tool's Result
+// is still what the model receives: include the whole content there.
+// Reporting partial content counts as progress for the idle limit.
+func ReportPartial(ctx context.Context, content ...Content) {
+	s, _ := ctx.Value(scopeKey{}).(*callScope)
+	if s == nil {
+		return
+	}
+	if s.idle != nil {
+		s.idle.touch()
+	}
+	if s.events != nil && len(content) > 0 {
+		c := make([]Content, len(content))
+		for i, x := range content {
+			x.Text = text.Clean(x.Text)
+			c[i] = x
+		}
+		s.events.fromTool(Event{Kind: EventPartial, Content: c})
+	}
+}
 
 // callCtx is the context a tool runs under: its caller's context, the
 // call's own deadline, and what ReportProgress and paginated tools look up

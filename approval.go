@@ -181,7 +181,10 @@ func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C]
 		return awaitingResult(call.Name, p)
 	}
 	answer, err := a.await(wctx, rt, aw, p)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNotAwaited) && ctx.Err() == nil:
+		return awaitingResult(call.Name, p)
+	case err != nil:
 		return a.failed(ctx, wctx, call.Name, err)
 	}
 	return a.resume(ctx, call, next, session, as, answer, round)

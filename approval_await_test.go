@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -69,6 +70,9 @@ func TestAwaiter(t *testing.T) {
 		{name: "the wait ends with no answer", answer: func(context.Context, *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
 			return nil, nil
 		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApproverFailed}, says: "the approval step failed"},
+		{name: "a deferral it does not wait for comes back pending", answer: func(context.Context, *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
+			return nil, fmt.Errorf("relayed by the frontend: %w", tool.ErrNotAwaited)
+		}, want: tool.StatusAwaitingApproval, says: "has not run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +89,10 @@ func TestAwaiter(t *testing.T) {
 			require.NotNil(t, p, "the approver waited on a pending approval")
 			assert.Equal(t, "page", p.Answerer)
 			assert.Equal(t, "conv", p.Session)
+			if tt.want == tool.StatusAwaitingApproval {
+				require.NotNil(t, res.Pending, "the caller gets the pending approval to resume")
+				assert.Equal(t, p.State, res.Pending.State)
+			}
 		})
 	}
 

@@ -50,6 +50,14 @@ func approvers() []approverKind {
 		{name: "MCP client", viaClient: true,
 			approver:  func(*testing.T, *world, *storeSet) tool.Approver { return toolmcp.Approver(nil) },
 			reachable: func(fe frontend) bool { return fe.clientCanAsk }},
+		// The MCP client for the calls that come from one, the page for
+		// the others (toolmcp.ApproverOptions.Fallback). It offers no edit
+		// on the MCP paths, so no edit scenario is played on it.
+		{name: "MCP client, the page elsewhere", viaClient: true,
+			approver: func(t *testing.T, w *world, s *storeSet) tool.Approver {
+				return toolmcp.Approver(&toolmcp.ApproverOptions{Fallback: pageApprover(t, w, s)})
+			},
+			reachable: func(fe frontend) bool { return fe.mechanism == "" || fe.clientCanAsk }},
 		{name: "host deferring", edits: true,
 			approver: func(*testing.T, *world, *storeSet) tool.Approver {
 				return tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {

@@ -5,7 +5,8 @@
 // over stdio and HTTP, stateful and stateless, at each protocol version,
 // each provider's loop on its official SDK), who answers its approval
 // (approver_test.go: the policy alone, a terminal, the approval page, an
-// MCP client, the host's own deferring approver) and where state lives
+// MCP client, the MCP client with the page for other paths, the host's
+// own deferring approver) and where state lives
 // (store_test.go: memory, Redis, for records, approvals, pending approvals
 // and tasks). A new frontend, approver or store joins
 // its table the day it exists, and every promise is checked on it.

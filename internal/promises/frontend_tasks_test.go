@@ -34,7 +34,7 @@ func taskCall(t *testing.T, w *world, id, name, args string) outcome {
 			break
 		}
 		d := w.person.answer(string(task.Pending.Request.Args)).decision()
-		if err := b.Answer(ctx, struct{}{}, w.session, task.ID, tool.TaskAnswer{Approval: &d}); err != nil {
+		if err := b.Answer(ctx, struct{}{}, w.session, task.ID, tool.TaskAnswer{Approval: &d, ApprovalKey: task.PendingKey, Answerer: hostAnswerer}); err != nil {
 			t.Fatal(err)
 		}
 	}

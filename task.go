@@ -99,7 +99,9 @@ type Task struct {
 	Progress *Progress
 	// Result is the call's result, once the task is completed (or
 	// cancelled with one): its model view as capped and spilled by the
-	// output stage, Status, and Err as text ([TaskError]).
+	// output stage, Status, and Err as text ([TaskError]); and, for a
+	// call whose approval was deferred to someone the task does not relay
+	// for (StatusAwaitingApproval), its Pending, to resume it with.
 	Result *Result
 	// Cause says why a failed task failed (for the host).
 	Cause string
@@ -154,7 +156,7 @@ type TaskOptions struct {
 	// replica receives it. A deferral to anyone else is the host's
 	// approver's to answer: an approver that waits ([Awaiter]) is waited
 	// for within the task, one that does not ends the task completed with
-	// what the model is told. Empty means no frontend relays approvals.
+	// what the model is told, and the pending approval in Result.Pending. Empty means no frontend relays approvals.
 	Answerer string
 	// KeepFor is how long a task is kept after its run's time limit: a
 	// task lives at most the tool's TaskTimeout plus this. Zero means an

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/keyring"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 // taskTools is a registry with the tools the task tests run, and how often
@@ -413,6 +414,29 @@ func TestTaskApprovalAnswers(t *testing.T) {
 		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: "frontend"}))
 		assert.Equal(t, tool.StatusOK, awaitTask(t, ts, "s", task.ID).Result.Status)
 		assert.Equal(t, []string{"touch b"}, ranAll(rs))
+	})
+	t.Run("a deferral the task does not relay comes back with its pending approval", func(t *testing.T) {
+		// The host's own approver, or ReturnPending: the task ends with
+		// the call's pending approval, which the host resumes.
+		var ran []string
+		var mu sync.Mutex
+		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+		reg.MustAdd(taskShell(&ran, &mu))
+		reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("host")}))
+		ts := tool.NewTasks(reg, &tool.TaskOptions{Store: tool.NewMemoryTaskStore(), Answerer: "frontend", PollInterval: 5 * time.Millisecond})
+		defer ts.Close()
+		req := tool.Request{ID: "call-1", Name: "shell", Args: json.RawMessage(`{"command":"touch d"}`), Session: "s", ReturnPending: true}
+		task, err := ts.Start(ctx, struct{}{}, req)
+		require.NoError(t, err)
+		done := awaitTask(t, ts, "s", task.ID)
+		require.Equal(t, tool.TaskCompleted, done.Status)
+		require.Equal(t, tool.StatusAwaitingApproval, done.Result.Status)
+		require.NotNil(t, done.Result.Pending, "the host can resume the call")
+		assert.Equal(t, "host", done.Result.Pending.Answerer)
+		req.Args = done.Result.Pending.Request.Args
+		req.Approval = &tool.ApprovalAnswer{State: done.Result.Pending.State, Decision: allow, Answerer: "host"}
+		tooltest.WantOK(t, reg.Call(ctx, struct{}{}, req))
+		assert.Equal(t, []string{"touch d"}, ran)
 	})
 	t.Run("a cancel acknowledged while the answer is in flight stops the call", func(t *testing.T) {
 		store := &afterReplace{TaskStore: tool.NewMemoryTaskStore()}

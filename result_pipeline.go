@@ -621,6 +621,11 @@ func taskResultTooLarge(name string) string {
 		"Do not run it again for the same result; narrow the request."
 }
 
+func taskNotRunTooLarge(name string) string {
+	return "The call to " + name + " did not run: what became of it (a question it waits for, or why it was refused) is larger than " +
+		"this conversation may keep in its tasks. Wait for one of them to finish, then call it again."
+}
+
 func taskNotStarted(name string) string {
 	return "The call to " + name + " could not start as a task: this conversation has as many tasks as it may keep. " +
 		"Wait for one to finish, then call it again."

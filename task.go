@@ -371,12 +371,17 @@ func (t *Tasks[C]) run(ctx context.Context, state C, req Request, r *taskRun) {
 		}
 	})
 	if errors.Is(err, ErrTaskLimit) {
-		// The result does not fit the session's bytes: say so instead.
+		// The result, or the question, does not fit the session's bytes:
+		// say so instead, and whether the tool ran.
+		msg := taskResultTooLarge(req.Name)
+		if !res.ran {
+			msg = taskNotRunTooLarge(req.Name)
+		}
 		_, _ = t.update(bg, r.session, r.id, func(s *taskState) bool {
 			if s.Status.Terminal() {
 				return false
 			}
-			return s.finish(TaskCompleted, "", "") && s.setResult(failed(StatusFailed, ErrTaskLimit, taskResultTooLarge(req.Name)))
+			return s.finish(TaskCompleted, "", "") && s.setResult(failed(StatusFailed, ErrTaskLimit, msg))
 		})
 	}
 }

@@ -438,6 +438,23 @@ func TestTaskApprovalAnswers(t *testing.T) {
 		tooltest.WantOK(t, reg.Call(ctx, struct{}{}, req))
 		assert.Equal(t, []string{"touch d"}, ran)
 	})
+	t.Run("a session too full to keep the question: the model is told the call did not run", func(t *testing.T) {
+		var ran []string
+		var mu sync.Mutex
+		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+		reg.MustAdd(taskShell(&ran, &mu))
+		reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("frontend")}))
+		// Room for the task as started, not for it with its question.
+		ts := tool.NewTasks(reg, &tool.TaskOptions{Answerer: "frontend", MaxSessionBytes: 2 << 10, PollInterval: 5 * time.Millisecond})
+		defer ts.Close()
+		task, err := ts.Start(ctx, struct{}{}, tool.Request{Name: "shell", Args: json.RawMessage(`{"command":"touch ` + strings.Repeat("x", 1500) + `"}`), Session: "s"})
+		require.NoError(t, err)
+		done := awaitTask(t, ts, "s", task.ID)
+		require.Equal(t, tool.TaskCompleted, done.Status)
+		assert.Empty(t, ran)
+		assert.Contains(t, done.Result.Text(), "did not run")
+		assert.NotContains(t, done.Result.Text(), "Do not run it again")
+	})
 	t.Run("a cancel acknowledged while the answer is in flight stops the call", func(t *testing.T) {
 		store := &afterReplace{TaskStore: tool.NewMemoryTaskStore()}
 		rs := replicas(t, store, 1)

@@ -611,6 +611,24 @@ func TestTaskFollow(t *testing.T) {
 	res, task = ts.Follow(ctx, struct{}{}, tool.Request{Name: "plain", Session: "s"}, time.Second)
 	assert.Equal(t, "plain", res.Text())
 	assert.Nil(t, task, "a tool that never runs as a task is a plain call")
+
+	t.Run("a task that waits for its approval tells the model it has not run", func(t *testing.T) {
+		tt := newTaskTools(t, nil, tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("frontend")}))
+		ts := tool.NewTasks(tt.reg, &tool.TaskOptions{Answerer: "frontend", PollInterval: 5 * time.Millisecond})
+		defer ts.Close()
+		res, task := ts.Follow(ctx, struct{}{}, tool.Request{ID: "call-2", Name: "deploy", Session: "s"}, 5*time.Second)
+		tooltest.WantStatus(t, res, tool.StatusAwaitingApproval)
+		require.NotNil(t, res.Pending)
+		assert.Equal(t, "call-2", res.CallID)
+		assert.Contains(t, res.Text(), "has not run", "the model reads what became of its call")
+		allow := tool.Decision{Kind: tool.DecisionAllowOnce}
+		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: "frontend"}))
+		awaitTask(t, ts, "s", task.ID)
+		collected, err := ts.Collect(ctx, "s")
+		require.NoError(t, err)
+		require.Len(t, collected, 1)
+		assert.Contains(t, collected[0].Note(), "deployed")
+	})
 }
 
 func TestTaskConcurrentUpdates(t *testing.T) {

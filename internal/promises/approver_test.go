@@ -122,8 +122,10 @@ func browse(ctx context.Context, base string, w *world) {
 			if a.kind == tool.DecisionEdit {
 				form.Set("args", string(a.decision().Args))
 			}
-			if resp, err := http.Post(base+"answer", "application/x-www-form-urlencoded", strings.NewReader(form.Encode())); err == nil {
-				resp.Body.Close()
+			for range sends(w) {
+				if resp, err := http.Post(base+"answer", "application/x-www-form-urlencoded", strings.NewReader(form.Encode())); err == nil {
+					resp.Body.Close()
+				}
 			}
 		}
 		select {
@@ -141,4 +143,13 @@ func pageDecision(a answer) string {
 		return "edit"
 	}
 	return "deny"
+}
+
+// sends is how many times the person's form is posted: twice when the
+// scenario sends every answer again (a second click).
+func sends(w *world) int {
+	if w.resend {
+		return 2
+	}
+	return 1
 }

@@ -28,7 +28,10 @@ type world struct {
 	elsewhere atomic.Int32
 	// clientChosen says the host chose the MCP client as its approver.
 	clientChosen bool
-	store        *storeSet
+	// resend says whatever relays the person's answers (the host's code,
+	// a task's frontend, the page's form) sends each again, late.
+	resend bool
+	store  *storeSet
 }
 
 var sessions atomic.Int64
@@ -54,7 +57,7 @@ type shellArgs struct {
 
 // shell is the one tool: it runs nothing, and records the command it was
 // handed. ls and cat read; rm deletes (and is asked about every time);
-// anything else writes.
+// anything else writes, and chmod is asked about every time.
 func (w *world) shell() tool.AnyTool {
 	return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating, Task: tool.TaskMay},
 		func(_ context.Context, in shellArgs) (string, error) {
@@ -65,8 +68,11 @@ func (w *world) shell() tool.AnyTool {
 		}), tool.ApprovalHooks[shellArgs]{
 		Classify: classify,
 		Require: func(in shellArgs) tool.Requirement {
-			if classify(in) == tool.SafetyDestructive {
+			switch {
+			case classify(in) == tool.SafetyDestructive:
 				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "deletes files"}
+			case strings.HasPrefix(in.Command, "chmod "):
+				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "changes who may use files"}
 			}
 			return tool.Requirement{}
 		},
@@ -113,10 +119,11 @@ func (a answer) decision() tool.Decision {
 
 // person answers approvals as the scenario says: the first question with
 // its answer, any later one (their own edit, shown again with its class)
-// with "allow once". It keeps what it was shown.
+// with then, or "allow once". It keeps what it was shown.
 type person struct {
 	mu    sync.Mutex
 	first answer
+	then  *answer
 	seen  []string
 }
 
@@ -130,8 +137,11 @@ func (p *person) answer(shown string) answer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.seen = append(p.seen, in.Command)
-	if len(p.seen) == 1 {
+	switch {
+	case len(p.seen) == 1:
 		return p.first
+	case p.then != nil:
+		return *p.then
 	}
 	return allow()
 }
@@ -154,3 +164,5 @@ func (p *person) shown(command string) bool {
 	}
 	return p.first.kind == tool.DecisionEdit && p.first.command == command
 }
+
+func ptr(a answer) *answer { return &a }

@@ -172,7 +172,7 @@ func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C]
 	if d.Kind != DecisionDefer {
 		return a.apply(ctx, call, next, d, session, as, round)
 	}
-	p, res := a.deferred(call, ar, session, d.Answerer)
+	p, res := a.deferred(call, ar, session, d.Answerer, as)
 	if res != nil {
 		return res
 	}
@@ -187,7 +187,14 @@ func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C]
 	case err != nil:
 		return a.failed(ctx, wctx, call.Name, err)
 	}
-	return a.resume(ctx, call, next, session, as, answer, round)
+	// The world may have changed while the person read: the answer holds
+	// for the call as it is now only if it is still what they were shown
+	// (resume checks), and the policy has its say again.
+	now := a.assess(ctx, call)
+	if now.verdict != VerdictAsk && now.verdict != VerdictAllow {
+		return deniedResult(call.Name, ErrDenied, whyPolicy(now.safety))
+	}
+	return a.resume(ctx, call, next, session, now, answer, round)
 }
 
 // apply carries out an approver's decision, given now or resumed, on a

@@ -96,6 +96,27 @@ func TestAwaiter(t *testing.T) {
 		})
 	}
 
+	t.Run("a call whose class changed while it waited is asked about again", func(t *testing.T) {
+		var f *fixture
+		var shown []tool.ApprovalRequest
+		aw := &awaiting{}
+		aw.answer = func(_ context.Context, p *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
+			shown = append(shown, p.Request)
+			if len(shown) == 1 {
+				f.setFile("a", "link:/etc/") // while the person read, the path became a link that leads outside
+				return &tool.ApprovalAnswer{State: p.State, Decision: allow, Answerer: "page"}, nil
+			}
+			return &tool.ApprovalAnswer{State: p.State, Decision: tool.Decision{Kind: tool.DecisionDeny, Reason: "not there"}, Answerer: "page"}, nil
+		}
+		f = newFixture(t, tool.ApprovalOptions[struct{}]{Approver: aw})
+		res := f.call("1", "write_file", `{"path":"a","content":"x"}`)
+		tooltest.WantStatus(t, res, tool.StatusDenied)
+		assert.Contains(t, res.Text(), "not there")
+		assert.Empty(t, f.runs(), "the allow was for a write inside the workspace")
+		require.Len(t, shown, 2)
+		assert.Equal(t, tool.RequireDefault, shown[0].Requirement.Mode)
+		assert.Equal(t, tool.RequireScoped, shown[1].Requirement.Mode, "asked again, shown the call as it is now")
+	})
 	t.Run("the answer it waited for is used once", func(t *testing.T) {
 		aw := &awaiting{answer: answerWith(allow)}
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{Approver: aw})

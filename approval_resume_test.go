@@ -129,6 +129,18 @@ func resumeCases() []resumeCase {
 			})
 		}, resume: answer(edit(`{"path":"/etc/passwd","content":"y"}`)), want: tool.StatusDenied,
 			wantErr: []error{tool.ErrDenied}, says: "the edited call was not allowed to run"},
+		{outcome: "Changed", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Approver = tooltest.NewApprover(tooltest.Defer(), tooltest.Deny("not outside the workspace"))
+		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			f.setFile("a", "link:/etc/") // while the person read, the path became a link that leads outside
+			return f.resume("conv", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not outside the workspace"},
+		{outcome: "Changed", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Approver = tooltest.NewApprover(tooltest.Defer(), tooltest.Deny("not outside the workspace"))
+		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			f.setFile("a", "link:/etc/")
+			return f.resume("conv", args, p, edit(`{"path":"a","content":"edited"}`))
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not outside the workspace"},
 		{outcome: "Other answerer", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
 			return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: "conv",
 				Approval: &tool.ApprovalAnswer{State: p.State, Decision: allow, Answerer: "mcp"}})

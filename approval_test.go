@@ -37,6 +37,20 @@ type fixture struct {
 	files    map[string]string
 }
 
+// file reads a file of the fixture's workspace; setFile changes one
+// ("link:/etc/" makes it a link that leads outside).
+func (f *fixture) file(path string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.files[path]
+}
+
+func (f *fixture) setFile(path, content string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path] = content
+}
+
 func (f *fixture) record(s string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -68,6 +82,9 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 			return "written", nil
 		}), tool.ApprovalHooks[writeArgs]{
 		Require: func(in writeArgs) tool.Requirement {
+			if target, ok := strings.CutPrefix(f.file(in.Path), "link:"); ok {
+				return tool.Requirement{Mode: tool.RequireScoped, Reason: "write through a link outside the workspace", Scope: target}
+			}
 			if strings.HasPrefix(in.Path, "/") {
 				dir := in.Path[:strings.LastIndex(in.Path, "/")+1]
 				return tool.Requirement{Mode: tool.RequireScoped, Reason: "write outside the workspace", Scope: dir}

@@ -215,6 +215,10 @@ func editDeniedResult(name string, cause error, why string) *Result {
 }
 
 // whyEditedTooOften: a call's arguments were edited round after round.
+func whyChangedTooOften(rounds int) string {
+	return fmt.Sprintf("it was asked about %d times, and each time it had become a call of another kind before the answer came", rounds)
+}
+
 func whyEditedTooOften(rounds int) string {
 	return fmt.Sprintf("its arguments were edited %d times, each time into a call of another kind, and it was asked about no more", rounds)
 }

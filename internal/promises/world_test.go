@@ -31,7 +31,11 @@ type world struct {
 	// resend says whatever relays the person's answers (the host's code,
 	// a task's frontend, the page's form) sends each again, late.
 	resend bool
-	store  *storeSet
+	// moved says the workspace changed while the person read: every write
+	// now goes through a link that leads outside it, and is asked about
+	// every time.
+	moved atomic.Bool
+	store *storeSet
 }
 
 var sessions atomic.Int64
@@ -73,6 +77,8 @@ func (w *world) shell() tool.AnyTool {
 				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "deletes files"}
 			case strings.HasPrefix(in.Command, "chmod "):
 				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "changes who may use files"}
+			case w.moved.Load() && classify(in) == tool.SafetyMutating:
+				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "writes through a link that leads outside the workspace"}
 			}
 			return tool.Requirement{}
 		},
@@ -124,7 +130,10 @@ type person struct {
 	mu    sync.Mutex
 	first answer
 	then  *answer
-	seen  []string
+	// meanwhile, if set, happens while the person reads the first
+	// question.
+	meanwhile func()
+	seen      []string
 }
 
 // answer records the command shown, in shown (the arguments, or a text
@@ -139,6 +148,9 @@ func (p *person) answer(shown string) answer {
 	p.seen = append(p.seen, in.Command)
 	switch {
 	case len(p.seen) == 1:
+		if p.meanwhile != nil {
+			p.meanwhile()
+		}
 		return p.first
 	case p.then != nil:
 		return *p.then

@@ -125,6 +125,12 @@ type PendingApproval struct {
 //     context's cause; the model reads "was cancelled while it waited for
 //     approval".
 //
+// An answer is used by a call that runs: when an answer let the call
+// through and its tool did not start (its tool busy at its limit, a later
+// middleware refusing it, its ID running elsewhere), the claim is given
+// back ([ApprovalReleaser]), so that the same answer resumes the call when
+// it is made again.
+//
 // Every outcome but Allowed, Edited and a Changed call allowed when asked
 // again runs nothing, and each says so to the model ("It did not run"). A
 // refused state is StatusDenied, not
@@ -236,6 +242,27 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	case !first:
 		return deniedResult(call.Name, fmt.Errorf("%w: already used", ErrApprovalState), whyUsed)
 	}
+	res := a.answer(ctx, call, next, session, as, answer, round, changed)
+	if res != nil && !res.ran && call.st.approval.seal.sealed {
+		// The answer let the call through, and its tool did not start:
+		// the answer is not used.
+		a.release(ctx, call.runtime(), session, id)
+	}
+	return res
+}
+
+// release gives back the claim id of session, if the store can.
+func (a *approval[C]) release(ctx context.Context, rt *runtimeConfig, session, id string) {
+	r, ok := a.opts.Store.(ApprovalReleaser)
+	if !ok {
+		return
+	}
+	_, _ = callHook(context.WithoutCancel(ctx), rt, func(ctx context.Context) error { return r.Release(ctx, session, id) })
+}
+
+// answer carries out a claimed answer on a call assessed as as, which
+// changed says is not what the person was shown.
+func (a *approval[C]) answer(ctx context.Context, call *Call[C], next Handler[C], session string, as assessment, answer *ApprovalAnswer, round int, changed bool) *Result {
 	if changed && as.verdict == VerdictAsk {
 		// The call is not what the person was shown: its class or its
 		// requirement changed while the answer came (a path that now

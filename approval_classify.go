@@ -70,7 +70,10 @@ func (r Requirement) visible() Requirement {
 // requirement from its validated arguments. Like Classify, it must be
 // quick (a metadata lookup is fine, nothing that waits): it is bounded by
 // [RegistryOptions.HookTimeout], past which the call is asked about every
-// time.
+// time. Its answer, as Classify's, must depend only on the arguments and
+// what they refer to (no clock, no counter): it is asked again when an
+// answer comes, and a call whose requirement changed since the person was
+// asked is asked about again.
 type Requirer interface {
 	Requirement(args any) Requirement
 }

@@ -158,19 +158,22 @@ func approvalStateTool(name string) string { return "\x00approval\x00" + name }
 // deferred makes the signed pending approval of a call whose approver
 // answers later, assessed as shown; the result is set instead when it
 // cannot be made. The state's signed claims carry a fresh nonce, a digest
-// of the class and requirement the person is shown, and the answerer's
-// name, so that only the answerer's answer resumes the call, and only
-// while the call is what the person was shown.
+// of the class and requirement the person is shown, the state's expiry,
+// and the answerer's name, so that only the answerer's answer resumes the
+// call, only while the call is what the person was shown, and its claim
+// outlives the state on whichever replica makes it.
 func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session, answerer string, shown assessment) (*PendingApproval, *Result) {
 	keys := call.runtime().cursorKeyring()
-	nonce := make([]byte, nonceSize, nonceSize+shownSize+len(answerer))
-	if _, err := rand.Read(nonce); err != nil {
+	signed := make([]byte, stateHead, stateHead+len(answerer))
+	if _, err := rand.Read(signed[:nonceSize]); err != nil {
 		return nil, misconfigured(call.Name, err)
 	}
 	exp := keys.ExpiryIn(a.opts.Timeout)
 	d := shown.digest()
+	copy(signed[nonceSize:], d[:])
+	binary.BigEndian.PutUint64(signed[nonceSize+shownSize:], uint64(exp.UnixMilli()))
 	state, err := keys.Sign(keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args()),
-		Expires: exp, State: append(append(nonce, d[:]...), answerer...)})
+		Expires: exp, State: append(signed, answerer...)})
 	if err != nil {
 		return nil, misconfigured(call.Name, err)
 	}
@@ -178,13 +181,18 @@ func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session, answe
 	return &PendingApproval{State: state, Request: ar, Expires: exp, Session: session, Answerer: answerer}, nil
 }
 
-// nonceSize is the length of the random part of an approval state's
-// signed claims; the digest of what was shown (shownSize) and the
-// answerer's name follow it.
+// An approval state's signed claims: a random part (nonceSize), the
+// digest of what was shown (shownSize), the state's expiry in Unix
+// milliseconds (8 bytes), then the answerer's name.
 const (
 	nonceSize = 16
 	shownSize = 8
+	stateHead = nonceSize + shownSize + 8
 )
+
+// claimMargin is how long a resumed approval's claim outlives its state:
+// more than the clocks of replicas sharing a store are apart.
+const claimMargin = time.Minute
 
 // digest is a digest of what a person is shown of a call's assessment:
 // its class and its requirement (mode, reason, scope, as given).
@@ -212,13 +220,17 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	if err != nil {
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyStateRefused(err))
 	}
-	if len(signed) < nonceSize+shownSize || string(signed[nonceSize+shownSize:]) != answer.Answerer {
+	if len(signed) < stateHead || string(signed[stateHead:]) != answer.Answerer {
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, ErrOtherAnswerer), whyOtherAnswerer)
 	}
 	shown := as.digest()
 	changed := !bytes.Equal(signed[nonceSize:nonceSize+shownSize], shown[:])
 	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(signed)
-	mem, exp := a.opts.Store, time.Now().Add(a.opts.Timeout+time.Minute)
+	// The claim lasts as long as the state does, whatever this replica's
+	// Timeout: a replica with a shorter one must not let it lapse while
+	// the state can still be used on another.
+	expires := time.UnixMilli(int64(binary.BigEndian.Uint64(signed[nonceSize+shownSize : stateHead])))
+	mem, exp := a.opts.Store, expires.Add(claimMargin)
 	type claim struct {
 		first bool
 		err   error

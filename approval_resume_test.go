@@ -84,6 +84,31 @@ func TestDeferredApproval(t *testing.T) {
 		assert.Equal(t, 0, *aRuns)
 		assert.Equal(t, 1, *bRuns)
 	})
+	t.Run("a replica with a shorter Timeout keeps the claim as long as the state lasts", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			keys, err := keyring.FromSecret([]byte("a shared secret of at least 32 bytes!"))
+			require.NoError(t, err)
+			mem := tool.NewMemoryApprovalStore(0)
+			var runs atomic.Int32
+			replica := func(timeout time.Duration) *tool.Registry[struct{}] {
+				r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+				r.MustAdd(tool.New(tool.Definition{Name: "deploy", Description: "Deploys.", Safety: tool.SafetyMutating},
+					func(context.Context, struct{}) (string, error) { runs.Add(1); return "deployed", nil }))
+				r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Defer()), Store: mem, Timeout: timeout}))
+				return r
+			}
+			a, b := replica(time.Hour), replica(time.Minute) // a configuration being rolled out, say
+			res := a.Call(context.Background(), struct{}{}, tool.Request{Name: "deploy", Session: "s"})
+			tooltest.WantStatus(t, res, tool.StatusAwaitingApproval)
+			answer := &tool.ApprovalAnswer{State: res.Pending.State, Decision: allow}
+			tooltest.WantOK(t, b.Call(context.Background(), struct{}{}, tool.Request{Name: "deploy", Session: "s", Approval: answer}))
+			time.Sleep(3 * time.Minute) // past B's Timeout and a minute, within the state's hour
+			res = a.Call(context.Background(), struct{}{}, tool.Request{Name: "deploy", Session: "s", Approval: answer})
+			tooltest.WantStatus(t, res, tool.StatusDenied)
+			assert.ErrorIs(t, res.Err, tool.ErrApprovalState)
+			assert.Equal(t, int32(1), runs.Load(), "an answer used once ran twice")
+		})
+	})
 }
 
 // resumeCase is one way a resumed call can end. outcome names its item in

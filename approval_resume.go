@@ -255,7 +255,7 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 		return deniedResult(call.Name, fmt.Errorf("%w: already used", ErrApprovalState), whyUsed)
 	}
 	res := a.answer(ctx, call, next, session, as, answer, round, changed)
-	if res != nil && !res.ran && call.st.approval.seal.sealed {
+	if !call.st.started && call.st.approval.seal.sealed {
 		// The answer let the call through, and its tool did not start:
 		// the answer is not used.
 		a.release(ctx, call.runtime(), session, id)

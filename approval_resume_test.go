@@ -359,18 +359,20 @@ func approvalAnswerDoc(t *testing.T) map[string]string {
 func TestResumedAnswerOfACallThatDidNotStart(t *testing.T) {
 	allow := tool.Decision{Kind: tool.DecisionAllowOnce}
 	tests := []struct {
-		name  string
-		store func() tool.ApprovalStore
-		block bool // a middleware after approval refuses the first resumed call
-		busy  bool // the tool is at its limit for the first resumed call
-		d     tool.Decision
-		then  tool.Status // the same answer, sent again
-		runs  int32
+		name   string
+		store  func() tool.ApprovalStore
+		block  bool // a middleware after approval refuses the first resumed call
+		remake bool // a middleware after approval returns a result of its own making (a redaction)
+		busy   bool // the tool is at its limit for the first resumed call
+		d      tool.Decision
+		then   tool.Status // the same answer, sent again
+		runs   int32
 	}{
 		{name: "the tool was busy", busy: true, d: allow, then: tool.StatusOK, runs: 1},
 		{name: "a later middleware refused it", block: true, d: allow, then: tool.StatusOK, runs: 1},
 		{name: "an edit: the tool was busy", busy: true, d: tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(`{"x":"b"}`)}, then: tool.StatusOK, runs: 1},
 		{name: "a deny is used at once", block: true, d: tool.Decision{Kind: tool.DecisionDeny}, then: tool.StatusDenied},
+		{name: "a call that ran, its result remade by a later middleware, used it", remake: true, d: allow, then: tool.StatusDenied, runs: 1},
 		{name: "a store that cannot give back keeps it", store: func() tool.ApprovalStore { return noRelease{tool.NewMemoryApprovalStore(0)} },
 			block: true, d: allow, then: tool.StatusDenied},
 	}
@@ -406,7 +408,11 @@ func TestResumedAnswerOfACallThatDidNotStart(t *testing.T) {
 					if blocking.Load() {
 						return &tool.Result{Status: tool.StatusLimited, Err: errors.New("maintenance"), Content: []tool.Content{tool.TextContent("Not now: it did not run.")}}
 					}
-					return next(ctx, call)
+					res := next(ctx, call)
+					if tt.remake {
+						return &tool.Result{Status: res.Status, Err: res.Err, IsError: res.IsError, Content: []tool.Content{tool.TextContent("[redacted]")}}
+					}
+					return res
 				}
 			})
 			ctx := context.Background()
@@ -426,15 +432,19 @@ func TestResumedAnswerOfACallThatDidNotStart(t *testing.T) {
 			blocking.Store(tt.block)
 			req.Approval = &tool.ApprovalAnswer{State: p.State, Decision: tt.d}
 			res := reg.Call(ctx, struct{}{}, req)
-			assert.NotEqual(t, tool.StatusOK, res.Status)
-			assert.Zero(t, runs.Load())
+			if tt.remake {
+				tooltest.WantOK(t, res)
+			} else {
+				assert.NotEqual(t, tool.StatusOK, res.Status)
+				assert.Zero(t, runs.Load())
+			}
 			close(release)
 			<-held
 			blocking.Store(false)
 			res = reg.Call(ctx, struct{}{}, req)
 			tooltest.WantStatus(t, res, tt.then)
 			assert.Equal(t, tt.runs, runs.Load())
-			if tt.runs > 0 {
+			if tt.runs > 0 && !tt.remake {
 				res = reg.Call(ctx, struct{}{}, tool.Request{ID: "2", Name: "w", Args: req.Args, Session: "conv", Approval: req.Approval})
 				tooltest.WantStatus(t, res, tool.StatusDenied)
 				assert.ErrorIs(t, res.Err, tool.ErrApprovalState, "used once it ran")

@@ -104,16 +104,20 @@ type assessment struct {
 	safety  Safety
 	req     Requirement
 	verdict Verdict
+	// unsure says a hook of the tool did not answer, so the worst was
+	// assumed (Destructive, asked every time): nothing it could become is
+	// worse than what the person was shown.
+	unsure bool
 }
 
 // assess classifies the call's arguments and puts them to the policy.
 func (a *approval[C]) assess(ctx context.Context, call *Call[C]) assessment {
 	def := call.Definition()
 	c, _ := As[Classifier](call.Tool())
-	safety := effectiveSafety(ctx, call.runtime(), def.Safety, c, classifierInput(c, call))
-	req := requirementOf(ctx, call)
+	safety, sure := classified(ctx, call.runtime(), def.Safety, c, classifierInput(c, call))
+	req, reqSure := requirement(ctx, call)
 	in := PolicyInput{Tool: call.Name, Safety: safety, Static: def.Safety, Tier: def.Tier, Requirement: req}
-	return assessment{safety: safety, req: req, verdict: a.opts.Policy.Decide(in)}
+	return assessment{safety: safety, req: req, verdict: a.opts.Policy.Decide(in), unsure: !sure || !reqSure}
 }
 
 func (a *approval[C]) handle(ctx context.Context, call *Call[C], next Handler[C]) *Result {
@@ -170,9 +174,9 @@ func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C]
 		return a.failed(ctx, wctx, call.Name, err)
 	}
 	if d.Kind != DecisionDefer {
-		return a.apply(ctx, call, next, d, session, as, round)
+		return a.answered(ctx, call, next, d, session, as, round)
 	}
-	p, res := a.deferred(call, ar, session, d.Answerer)
+	p, res := a.deferred(call, ar, session, d.Answerer, as)
 	if res != nil {
 		return res
 	}
@@ -181,10 +185,46 @@ func (a *approval[C]) askFor(ctx context.Context, call *Call[C], next Handler[C]
 		return awaitingResult(call.Name, p)
 	}
 	answer, err := a.await(wctx, rt, aw, p)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNotAwaited) && ctx.Err() == nil:
+		return awaitingResult(call.Name, p)
+	case err != nil:
 		return a.failed(ctx, wctx, call.Name, err)
 	}
-	return a.resume(ctx, call, next, session, as, answer, round)
+	// The world may have changed while the person read: the answer holds
+	// for the call as it is now only if it is still what they were shown
+	// (resume checks), and the policy has its say again.
+	now := as
+	if !as.unsure { // a hook that did not answer: the worst was shown already
+		now = a.assess(ctx, call)
+	}
+	if now.verdict != VerdictAsk && now.verdict != VerdictAllow {
+		return deniedResult(call.Name, ErrDenied, whyPolicy(now.safety))
+	}
+	return a.resume(ctx, call, next, session, now, answer, round)
+}
+
+// answered carries out the decision of an approver that answered at once,
+// on a call shown to it assessed as shown. An answer may take minutes (a
+// person at a terminal, an MCP client's elicitation): when the call has
+// become another kind meanwhile, an answer that lets it run is not applied,
+// and the approver is asked again about the call as it is now; a deny
+// stands, and an edit is assessed as a new call, against what was shown.
+func (a *approval[C]) answered(ctx context.Context, call *Call[C], next Handler[C], d Decision, session string, shown assessment, round int) *Result {
+	if shown.unsure || (d.Kind != DecisionAllowOnce && d.Kind != DecisionAllowAlways) {
+		return a.apply(ctx, call, next, d, session, shown, round)
+	}
+	now := a.assess(ctx, call)
+	switch {
+	case now.verdict != VerdictAsk && now.verdict != VerdictAllow:
+		return deniedResult(call.Name, ErrDenied, whyPolicy(now.safety))
+	case now.verdict == VerdictAsk && (now.safety != shown.safety || now.req != shown.req):
+		if round >= maxEditRounds {
+			return deniedResult(call.Name, ErrDenied, whyChangedTooOften(maxEditRounds))
+		}
+		return a.askFor(ctx, call, next, session, now, round+1)
+	}
+	return a.apply(ctx, call, next, d, session, now, round)
 }
 
 // apply carries out an approver's decision, given now or resumed, on a
@@ -229,6 +269,13 @@ func (a *approval[C]) rememberFor() time.Duration {
 // requirementOf asks the tool how this call must be approved. A Requirer
 // that panics or does not answer in time asks every time.
 func requirementOf[C any](ctx context.Context, call *Call[C]) Requirement {
+	req, _ := requirement(ctx, call)
+	return req
+}
+
+// requirement is requirementOf, and whether the tool answered (false:
+// asked every time, as the worst).
+func requirement[C any](ctx context.Context, call *Call[C]) (Requirement, bool) {
 	var fn func(context.Context) Requirement
 	if r, ok := As[RequirerFor[C]](call.Tool()); ok {
 		fn = func(context.Context) Requirement { return r.RequirementFor(call) }
@@ -236,13 +283,13 @@ func requirementOf[C any](ctx context.Context, call *Call[C]) Requirement {
 		v := call.tree()
 		fn = func(context.Context) Requirement { return r.Requirement(v) }
 	} else {
-		return Requirement{}
+		return Requirement{}, true
 	}
 	req, outcome := callHook(ctx, call.runtime(), fn)
 	if outcome != hookOK {
-		return Requirement{Mode: RequireAskAlways, Reason: "the tool's approval check did not answer"}
+		return Requirement{Mode: RequireAskAlways, Reason: "the tool's approval check did not answer"}, false
 	}
-	return req
+	return req, true
 }
 
 // classifierInput is the tree a Classifier is given; nil (and no tree

@@ -24,10 +24,20 @@ import (
 // Await returns an answer for p.State, answered by p.Answerer, or an
 // error when there is none (ctx is done, the approval could not be
 // offered); the call then does not run. It should return when ctx is
-// done.
+// done. An approver that waits for some of its deferrals only (one that
+// chooses between approvers per call, as toolmcp.Approver does with its
+// Fallback) returns [ErrNotAwaited] for the others: the call then ends
+// [StatusAwaitingApproval] at once, as with an approver that does not
+// wait.
 type Awaiter interface {
 	Await(ctx context.Context, p *PendingApproval) (*ApprovalAnswer, error)
 }
+
+// ErrNotAwaited is what an [Awaiter] returns (or wraps) for a deferral it
+// does not wait for: one whose answer the frontend the call came by
+// carries back in a later call. The call ends [StatusAwaitingApproval]
+// with its pending approval.
+var ErrNotAwaited = errors.New("tool: the approver does not wait for this deferral")
 
 // await waits, on a goroutine of its own as ask does, for the answer to a
 // call its approver deferred and can wait for. A panic is an error, as is

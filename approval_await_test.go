@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -69,6 +70,9 @@ func TestAwaiter(t *testing.T) {
 		{name: "the wait ends with no answer", answer: func(context.Context, *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
 			return nil, nil
 		}, want: tool.StatusDenied, wantErr: []error{tool.ErrApproverFailed}, says: "the approval step failed"},
+		{name: "a deferral it does not wait for comes back pending", answer: func(context.Context, *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
+			return nil, fmt.Errorf("relayed by the frontend: %w", tool.ErrNotAwaited)
+		}, want: tool.StatusAwaitingApproval, says: "has not run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,9 +89,34 @@ func TestAwaiter(t *testing.T) {
 			require.NotNil(t, p, "the approver waited on a pending approval")
 			assert.Equal(t, "page", p.Answerer)
 			assert.Equal(t, "conv", p.Session)
+			if tt.want == tool.StatusAwaitingApproval {
+				require.NotNil(t, res.Pending, "the caller gets the pending approval to resume")
+				assert.Equal(t, p.State, res.Pending.State)
+			}
 		})
 	}
 
+	t.Run("a call whose class changed while it waited is asked about again", func(t *testing.T) {
+		var f *fixture
+		var shown []tool.ApprovalRequest
+		aw := &awaiting{}
+		aw.answer = func(_ context.Context, p *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
+			shown = append(shown, p.Request)
+			if len(shown) == 1 {
+				f.setFile("a", "link:/etc/") // while the person read, the path became a link that leads outside
+				return &tool.ApprovalAnswer{State: p.State, Decision: allow, Answerer: "page"}, nil
+			}
+			return &tool.ApprovalAnswer{State: p.State, Decision: tool.Decision{Kind: tool.DecisionDeny, Reason: "not there"}, Answerer: "page"}, nil
+		}
+		f = newFixture(t, tool.ApprovalOptions[struct{}]{Approver: aw})
+		res := f.call("1", "write_file", `{"path":"a","content":"x"}`)
+		tooltest.WantStatus(t, res, tool.StatusDenied)
+		assert.Contains(t, res.Text(), "not there")
+		assert.Empty(t, f.runs(), "the allow was for a write inside the workspace")
+		require.Len(t, shown, 2)
+		assert.Equal(t, tool.RequireDefault, shown[0].Requirement.Mode)
+		assert.Equal(t, tool.RequireScoped, shown[1].Requirement.Mode, "asked again, shown the call as it is now")
+	})
 	t.Run("the answer it waited for is used once", func(t *testing.T) {
 		aw := &awaiting{answer: answerWith(allow)}
 		f := newFixture(t, tool.ApprovalOptions[struct{}]{Approver: aw})

@@ -70,7 +70,10 @@ func (r Requirement) visible() Requirement {
 // requirement from its validated arguments. Like Classify, it must be
 // quick (a metadata lookup is fine, nothing that waits): it is bounded by
 // [RegistryOptions.HookTimeout], past which the call is asked about every
-// time.
+// time. Its answer, as Classify's, must depend only on the arguments and
+// what they refer to (no clock, no counter): it is asked again when an
+// answer comes, and a call whose requirement changed since the person was
+// asked is asked about again.
 type Requirer interface {
 	Requirement(args any) Requirement
 }
@@ -86,18 +89,25 @@ type RequirerFor[C any] interface {
 // Classifier that panics or does not answer within the hook timeout makes
 // the call Destructive: when in doubt, ask.
 func effectiveSafety(ctx context.Context, rt *runtimeConfig, static Safety, c Classifier, args any) Safety {
+	s, _ := classified(ctx, rt, static, c, args)
+	return s
+}
+
+// classified is effectiveSafety, and whether the Classifier answered
+// (false: the worst class was assumed).
+func classified(ctx context.Context, rt *runtimeConfig, static Safety, c Classifier, args any) (Safety, bool) {
 	if static == SafetyUnspecified {
 		static = SafetyMutating
 	}
 	if c == nil {
-		return static
+		return static, true
 	}
 	got, outcome := callHook(ctx, rt, func(context.Context) Safety { return c.Classify(args) })
 	switch {
 	case outcome != hookOK:
-		return SafetyDestructive
+		return SafetyDestructive, false
 	case got != SafetyUnspecified:
-		return got
+		return got, true
 	}
-	return static
+	return static, true
 }

@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -87,6 +89,16 @@ type PendingApproval struct {
 //     state was given for. StatusDenied, [ErrApprovalState] wrapping
 //     [keyring.ErrOtherDigest]; the model reads "its approval answer was
 //     given for other arguments".
+//   - Changed: the call is not what the person was shown: its class or
+//     its requirement changed before the answer came (a path that became
+//     a link leading outside the workspace). An answer that denies
+//     stands; any other is not applied: the approver is asked again,
+//     about the call as it is now, and its answer decides, as for a call
+//     asked at once (StatusDenied when it denies, and the model reads
+//     "the user said: " and the reason; StatusAwaitingApproval when it
+//     defers again, for the call with its new class). An approver that
+//     waits ([Awaiter]) is held to the same: the call is assessed again
+//     when its answer comes.
 //   - Other answerer: the answer's Answerer is not the party the call was
 //     deferred to ([PendingApproval].Answerer): an MCP client answering a
 //     call deferred to the approval page, say. StatusDenied,
@@ -113,8 +125,15 @@ type PendingApproval struct {
 //     context's cause; the model reads "was cancelled while it waited for
 //     approval".
 //
-// Every outcome but Allowed and Edited runs nothing, and each says so to
-// the model ("It did not run"). A refused state is StatusDenied, not
+// An answer is used by a call that runs: when an answer let the call
+// through and its tool did not start (its tool busy at its limit, a later
+// middleware refusing it, its ID running elsewhere), the claim is given
+// back ([ApprovalReleaser]), so that the same answer resumes the call when
+// it is made again.
+//
+// Every outcome but Allowed, Edited and a Changed call allowed when asked
+// again runs nothing, and each says so to the model ("It did not run"). A
+// refused state is StatusDenied, not
 // StatusInvalid: it is not the model's to fix (it never sees the state),
 // and sending the same call again does not make it run.
 type ApprovalAnswer struct {
@@ -137,18 +156,24 @@ type ApprovalAnswer struct {
 func approvalStateTool(name string) string { return "\x00approval\x00" + name }
 
 // deferred makes the signed pending approval of a call whose approver
-// answers later; the result is set instead when it cannot be made. The
-// state's signed claims carry a fresh nonce and the answerer's name, so
-// that only the answerer's answer resumes the call.
-func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session, answerer string) (*PendingApproval, *Result) {
+// answers later, assessed as shown; the result is set instead when it
+// cannot be made. The state's signed claims carry a fresh nonce, a digest
+// of the class and requirement the person is shown, the state's expiry,
+// and the answerer's name, so that only the answerer's answer resumes the
+// call, only while the call is what the person was shown, and its claim
+// outlives the state on whichever replica makes it.
+func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session, answerer string, shown assessment) (*PendingApproval, *Result) {
 	keys := call.runtime().cursorKeyring()
-	nonce := make([]byte, nonceSize, nonceSize+len(answerer))
-	if _, err := rand.Read(nonce); err != nil {
+	signed := make([]byte, stateHead, stateHead+len(answerer))
+	if _, err := rand.Read(signed[:nonceSize]); err != nil {
 		return nil, misconfigured(call.Name, err)
 	}
 	exp := keys.ExpiryIn(a.opts.Timeout)
+	d := shown.digest()
+	copy(signed[nonceSize:], d[:])
+	binary.BigEndian.PutUint64(signed[nonceSize+shownSize:], uint64(exp.UnixMilli()))
 	state, err := keys.Sign(keyring.Claims{Purpose: approvalStateTool(call.Name), Session: session, Digest: sha256.Sum256(call.Args()),
-		Expires: exp, State: append(nonce, answerer...)})
+		Expires: exp, State: append(signed, answerer...)})
 	if err != nil {
 		return nil, misconfigured(call.Name, err)
 	}
@@ -156,9 +181,33 @@ func (a *approval[C]) deferred(call *Call[C], ar ApprovalRequest, session, answe
 	return &PendingApproval{State: state, Request: ar, Expires: exp, Session: session, Answerer: answerer}, nil
 }
 
-// nonceSize is the length of the random part of an approval state's
-// signed claims; the answerer's name follows it.
-const nonceSize = 16
+// An approval state's signed claims: a random part (nonceSize), the
+// digest of what was shown (shownSize), the state's expiry in Unix
+// milliseconds (8 bytes), then the answerer's name.
+const (
+	nonceSize = 16
+	shownSize = 8
+	stateHead = nonceSize + shownSize + 8
+)
+
+// claimMargin is how long a resumed approval's claim outlives its state:
+// more than the clocks of replicas sharing a store are apart.
+const claimMargin = time.Minute
+
+// digest is a digest of what a person is shown of a call's assessment:
+// its class and its requirement (mode, reason, scope, as given).
+func (as assessment) digest() [shownSize]byte {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	h.Write([]byte{byte(as.safety), byte(as.req.Mode)})
+	for _, s := range []string{as.req.Reason, as.req.Scope} {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	var d [shownSize]byte
+	copy(d[:], h.Sum(nil))
+	return d
+}
 
 // resume checks answer, the later answer to a deferred approval, and when
 // it holds carries it out on a call assessed as as; round counts the edits
@@ -171,11 +220,17 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 	if err != nil {
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyStateRefused(err))
 	}
-	if len(signed) < nonceSize || string(signed[nonceSize:]) != answer.Answerer {
+	if len(signed) < stateHead || string(signed[stateHead:]) != answer.Answerer {
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, ErrOtherAnswerer), whyOtherAnswerer)
 	}
+	shown := as.digest()
+	changed := !bytes.Equal(signed[nonceSize:nonceSize+shownSize], shown[:])
 	id := approvalStateTool(call.Name) + "\x00" + hex.EncodeToString(signed)
-	mem, exp := a.opts.Store, time.Now().Add(a.opts.Timeout+time.Minute)
+	// The claim lasts as long as the state does, whatever this replica's
+	// Timeout: a replica with a shorter one must not let it lapse while
+	// the state can still be used on another.
+	expires := time.UnixMilli(int64(binary.BigEndian.Uint64(signed[nonceSize+shownSize : stateHead])))
+	mem, exp := a.opts.Store, expires.Add(claimMargin)
 	type claim struct {
 		first bool
 		err   error
@@ -198,6 +253,42 @@ func (a *approval[C]) resume(ctx context.Context, call *Call[C], next Handler[C]
 		return deniedResult(call.Name, fmt.Errorf("%w: %w", ErrApprovalState, err), whyUnchecked)
 	case !first:
 		return deniedResult(call.Name, fmt.Errorf("%w: already used", ErrApprovalState), whyUsed)
+	}
+	res := a.answer(ctx, call, next, session, as, answer, round, changed)
+	if !call.st.started && call.st.approval.seal.sealed {
+		// The answer let the call through, and its tool did not start:
+		// the answer is not used.
+		a.release(ctx, call.runtime(), session, id)
+	}
+	return res
+}
+
+// release gives back the claim id of session, if the store can.
+func (a *approval[C]) release(ctx context.Context, rt *runtimeConfig, session, id string) {
+	r, ok := a.opts.Store.(ApprovalReleaser)
+	if !ok {
+		return
+	}
+	_, _ = callHook(context.WithoutCancel(ctx), rt, func(ctx context.Context) error { return r.Release(ctx, session, id) })
+}
+
+// answer carries out a claimed answer on a call assessed as as, which
+// changed says is not what the person was shown.
+func (a *approval[C]) answer(ctx context.Context, call *Call[C], next Handler[C], session string, as assessment, answer *ApprovalAnswer, round int, changed bool) *Result {
+	if changed && as.verdict == VerdictAsk {
+		// The call is not what the person was shown: its class or its
+		// requirement changed while the answer came (a path that now
+		// leads elsewhere). A deny stands; anything else is asked again,
+		// about the call as it is now.
+		switch d := answer.Decision; {
+		case d.Kind == DecisionEdit:
+			return a.edited(ctx, call, next, d.Args, session, assessment{}, round) // shown: nothing it can match
+		case d.Kind == DecisionAllowOnce || d.Kind == DecisionAllowAlways:
+			if round >= maxEditRounds {
+				return deniedResult(call.Name, ErrDenied, whyChangedTooOften(maxEditRounds))
+			}
+			return a.askFor(ctx, call, next, session, as, round+1)
+		}
 	}
 	return a.apply(ctx, call, next, answer.Decision, session, as, round)
 }

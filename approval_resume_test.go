@@ -84,6 +84,31 @@ func TestDeferredApproval(t *testing.T) {
 		assert.Equal(t, 0, *aRuns)
 		assert.Equal(t, 1, *bRuns)
 	})
+	t.Run("a replica with a shorter Timeout keeps the claim as long as the state lasts", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			keys, err := keyring.FromSecret([]byte("a shared secret of at least 32 bytes!"))
+			require.NoError(t, err)
+			mem := tool.NewMemoryApprovalStore(0)
+			var runs atomic.Int32
+			replica := func(timeout time.Duration) *tool.Registry[struct{}] {
+				r := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+				r.MustAdd(tool.New(tool.Definition{Name: "deploy", Description: "Deploys.", Safety: tool.SafetyMutating},
+					func(context.Context, struct{}) (string, error) { runs.Add(1); return "deployed", nil }))
+				r.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: tooltest.NewApprover(tooltest.Defer()), Store: mem, Timeout: timeout}))
+				return r
+			}
+			a, b := replica(time.Hour), replica(time.Minute) // a configuration being rolled out, say
+			res := a.Call(context.Background(), struct{}{}, tool.Request{Name: "deploy", Session: "s"})
+			tooltest.WantStatus(t, res, tool.StatusAwaitingApproval)
+			answer := &tool.ApprovalAnswer{State: res.Pending.State, Decision: allow}
+			tooltest.WantOK(t, b.Call(context.Background(), struct{}{}, tool.Request{Name: "deploy", Session: "s", Approval: answer}))
+			time.Sleep(3 * time.Minute) // past B's Timeout and a minute, within the state's hour
+			res = a.Call(context.Background(), struct{}{}, tool.Request{Name: "deploy", Session: "s", Approval: answer})
+			tooltest.WantStatus(t, res, tool.StatusDenied)
+			assert.ErrorIs(t, res.Err, tool.ErrApprovalState)
+			assert.Equal(t, int32(1), runs.Load(), "an answer used once ran twice")
+		})
+	})
 }
 
 // resumeCase is one way a resumed call can end. outcome names its item in
@@ -129,6 +154,18 @@ func resumeCases() []resumeCase {
 			})
 		}, resume: answer(edit(`{"path":"/etc/passwd","content":"y"}`)), want: tool.StatusDenied,
 			wantErr: []error{tool.ErrDenied}, says: "the edited call was not allowed to run"},
+		{outcome: "Changed", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Approver = tooltest.NewApprover(tooltest.Defer(), tooltest.Deny("not outside the workspace"))
+		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			f.setFile("a", "link:/etc/") // while the person read, the path became a link that leads outside
+			return f.resume("conv", args, p, allow)
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not outside the workspace"},
+		{outcome: "Changed", opts: func(o *tool.ApprovalOptions[struct{}], _ *atomic.Bool) {
+			o.Approver = tooltest.NewApprover(tooltest.Defer(), tooltest.Deny("not outside the workspace"))
+		}, resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
+			f.setFile("a", "link:/etc/")
+			return f.resume("conv", args, p, edit(`{"path":"a","content":"edited"}`))
+		}, want: tool.StatusDenied, wantErr: []error{tool.ErrDenied}, says: "the user said: ", also: "not outside the workspace"},
 		{outcome: "Other answerer", resume: func(_ *testing.T, f *fixture, p *tool.PendingApproval) *tool.Result {
 			return f.reg.Call(context.Background(), struct{}{}, tool.Request{ID: "2", Name: "write_file", Args: []byte(args), Session: "conv",
 				Approval: &tool.ApprovalAnswer{State: p.State, Decision: allow, Answerer: "mcp"}})
@@ -313,4 +350,121 @@ func approvalAnswerDoc(t *testing.T) map[string]string {
 	}
 	require.NotEmpty(t, items, "ApprovalAnswer's doc lists no outcomes")
 	return items
+}
+
+// A resumed answer is used by a call that runs: one let through by
+// approval that did not start (its tool busy, a later middleware refusing
+// it) gives its claim back, so that the same answer resumes the call when
+// it is made again. A deny is used at once.
+func TestResumedAnswerOfACallThatDidNotStart(t *testing.T) {
+	allow := tool.Decision{Kind: tool.DecisionAllowOnce}
+	tests := []struct {
+		name   string
+		store  func() tool.ApprovalStore
+		block  bool // a middleware after approval refuses the first resumed call
+		remake bool // a middleware after approval returns a result of its own making (a redaction)
+		busy   bool // the tool is at its limit for the first resumed call
+		d      tool.Decision
+		then   tool.Status // the same answer, sent again
+		runs   int32
+	}{
+		{name: "the tool was busy", busy: true, d: allow, then: tool.StatusOK, runs: 1},
+		{name: "a later middleware refused it", block: true, d: allow, then: tool.StatusOK, runs: 1},
+		{name: "an edit: the tool was busy", busy: true, d: tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(`{"x":"b"}`)}, then: tool.StatusOK, runs: 1},
+		{name: "a deny is used at once", block: true, d: tool.Decision{Kind: tool.DecisionDeny}, then: tool.StatusDenied},
+		{name: "a call that ran, its result remade by a later middleware, used it", remake: true, d: allow, then: tool.StatusDenied, runs: 1},
+		{name: "a store that cannot give back keeps it", store: func() tool.ApprovalStore { return noRelease{tool.NewMemoryApprovalStore(0)} },
+			block: true, d: allow, then: tool.StatusDenied},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int32
+			var blocking atomic.Bool
+			release, started := make(chan struct{}), make(chan struct{}, 1)
+			reg := tool.NewRegistry[struct{}](nil)
+			reg.MustAdd(tool.New(tool.Definition{Name: "w", Description: "Writes.", Safety: tool.SafetyMutating, CallLimits: []tool.CallLimit{{Concurrent: 1}}},
+				func(_ context.Context, in struct {
+					X string `json:"x"`
+				}) (string, error) {
+					if in.X == "hold" {
+						started <- struct{}{}
+						<-release
+						return "held", nil
+					}
+					runs.Add(1)
+					return "wrote " + in.X, nil
+				}))
+			opts := &tool.ApprovalOptions[struct{}]{Approver: tool.ApproverFunc(func(_ context.Context, r tool.ApprovalRequest) (tool.Decision, error) {
+				if string(r.Args) == `{"x":"hold"}` {
+					return allow, nil
+				}
+				return tool.Decision{Kind: tool.DecisionDefer}, nil
+			})}
+			if tt.store != nil {
+				opts.Store = tt.store()
+			}
+			reg.Use(tool.Approval(opts), func(next tool.Handler[struct{}]) tool.Handler[struct{}] {
+				return func(ctx context.Context, call *tool.Call[struct{}]) *tool.Result {
+					if blocking.Load() {
+						return &tool.Result{Status: tool.StatusLimited, Err: errors.New("maintenance"), Content: []tool.Content{tool.TextContent("Not now: it did not run.")}}
+					}
+					res := next(ctx, call)
+					if tt.remake {
+						return &tool.Result{Status: res.Status, Err: res.Err, IsError: res.IsError, Content: []tool.Content{tool.TextContent("[redacted]")}}
+					}
+					return res
+				}
+			})
+			ctx := context.Background()
+			req := tool.Request{ID: "1", Name: "w", Args: []byte(`{"x":"a"}`), Session: "conv"}
+			p := reg.Call(ctx, struct{}{}, req).Pending
+			require.NotNil(t, p)
+			held := make(chan struct{})
+			if tt.busy {
+				go func() {
+					defer close(held)
+					reg.Call(ctx, struct{}{}, tool.Request{ID: "h", Name: "w", Args: []byte(`{"x":"hold"}`), Session: "conv"})
+				}()
+				<-started
+			} else {
+				close(held)
+			}
+			blocking.Store(tt.block)
+			req.Approval = &tool.ApprovalAnswer{State: p.State, Decision: tt.d}
+			res := reg.Call(ctx, struct{}{}, req)
+			if tt.remake {
+				tooltest.WantOK(t, res)
+			} else {
+				assert.NotEqual(t, tool.StatusOK, res.Status)
+				assert.Zero(t, runs.Load())
+			}
+			close(release)
+			<-held
+			blocking.Store(false)
+			res = reg.Call(ctx, struct{}{}, req)
+			tooltest.WantStatus(t, res, tt.then)
+			assert.Equal(t, tt.runs, runs.Load())
+			if tt.runs > 0 && !tt.remake {
+				res = reg.Call(ctx, struct{}{}, tool.Request{ID: "2", Name: "w", Args: req.Args, Session: "conv", Approval: req.Approval})
+				tooltest.WantStatus(t, res, tool.StatusDenied)
+				assert.ErrorIs(t, res.Err, tool.ErrApprovalState, "used once it ran")
+				assert.Equal(t, tt.runs, runs.Load())
+			}
+		})
+	}
+}
+
+// noRelease is an approval store that cannot give a claim back.
+type noRelease struct{ s *tool.MemoryApprovalStore }
+
+func (n noRelease) Allowed(ctx context.Context, session, key string) (bool, error) {
+	return n.s.Allowed(ctx, session, key)
+}
+
+func (n noRelease) Remember(ctx context.Context, session, key string, expires time.Time) error {
+	return n.s.Remember(ctx, session, key, expires)
+}
+
+func (n noRelease) Claim(ctx context.Context, session, id string, expires time.Time) (bool, error) {
+	return n.s.Claim(ctx, session, id, expires)
 }

@@ -38,6 +38,19 @@ type ApprovalStore interface {
 	Claim(ctx context.Context, session, id string, expires time.Time) (bool, error)
 }
 
+// ApprovalReleaser is implemented by an [ApprovalStore] that can give a
+// claim back. The pipeline gives back the claim of a resumed approval that
+// let its call through when the call did not start (its tool busy at its
+// limit, a later middleware refusing it, its ID running elsewhere), so
+// that the same answer resumes the call when it is made again, as the
+// model is told to. Without it the claim stays: the answer is used, and
+// the person is asked again. A claim given back is claimed again as a
+// first claim. Both stores of this module and toolredis's implement it.
+type ApprovalReleaser interface {
+	// Release drops the claim of session and id, if it is kept.
+	Release(ctx context.Context, session, id string) error
+}
+
 // defaultApprovalStoreEntries bounds a store from [NewMemoryApprovalStore]
 // made with a size of zero.
 const defaultApprovalStoreEntries = 100_000
@@ -106,6 +119,17 @@ func (m *MemoryApprovalStore) Claim(_ context.Context, session, id string, expir
 	}
 	return true, nil
 }
+
+// Release implements [ApprovalReleaser].
+func (m *MemoryApprovalStore) Release(_ context.Context, session, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key, _ := digestKeys(session, id)
+	m.claims.Delete(key)
+	return nil
+}
+
+var _ ApprovalReleaser = (*MemoryApprovalStore)(nil)
 
 // digestKeys returns what the in-memory store keeps for session and key:
 // a digest of the pair, and one of the session to group it by. Both have a

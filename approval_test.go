@@ -37,6 +37,20 @@ type fixture struct {
 	files    map[string]string
 }
 
+// file reads a file of the fixture's workspace; setFile changes one
+// ("link:/etc/" makes it a link that leads outside).
+func (f *fixture) file(path string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.files[path]
+}
+
+func (f *fixture) setFile(path, content string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path] = content
+}
+
 func (f *fixture) record(s string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -68,6 +82,9 @@ func newFixture(t *testing.T, opts tool.ApprovalOptions[struct{}], steps ...tool
 			return "written", nil
 		}), tool.ApprovalHooks[writeArgs]{
 		Require: func(in writeArgs) tool.Requirement {
+			if target, ok := strings.CutPrefix(f.file(in.Path), "link:"); ok {
+				return tool.Requirement{Mode: tool.RequireScoped, Reason: "write through a link outside the workspace", Scope: target}
+			}
 			if strings.HasPrefix(in.Path, "/") {
 				dir := in.Path[:strings.LastIndex(in.Path, "/")+1]
 				return tool.Requirement{Mode: tool.RequireScoped, Reason: "write outside the workspace", Scope: dir}
@@ -365,4 +382,48 @@ func TestAnApproverErrorCanSpeakToTheModel(t *testing.T) {
 	assert.Contains(t, res.Text(), "cannot show approval prompts")
 	assert.Contains(t, res.Text(), "approve in the app")
 	assert.ErrorIs(t, res.Err, tool.ErrApproverFailed)
+}
+
+// An approver that answers at once may still take minutes (a person at a
+// terminal, an MCP client's elicitation): its answer holds only for the
+// call it was shown. A call that became another kind while it was asked
+// is asked about again, as it is now; a deny stands.
+func TestApprovalClassChangedWhileAsking(t *testing.T) {
+	link := func(f **fixture) tooltest.Step {
+		return func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+			(*f).setFile("a", "link:/etc/") // while the person read, the path became a link that leads outside
+			return tool.Decision{Kind: tool.DecisionAllowOnce}, nil
+		}
+	}
+	tests := []struct {
+		name  string
+		then  tooltest.Step // the answer when asked again
+		want  tool.Status
+		runs  []string
+		asked int
+	}{
+		{name: "asked again and denied", then: tooltest.Deny("not there"), want: tool.StatusDenied, asked: 2},
+		{name: "asked again and allowed", then: tooltest.AllowOnce(), want: tool.StatusOK, runs: []string{"write a x"}, asked: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f *fixture
+			f = newFixture(t, tool.ApprovalOptions[struct{}]{}, link(&f), tt.then)
+			res := f.call("1", "write_file", `{"path":"a","content":"x"}`)
+			tooltest.WantStatus(t, res, tt.want)
+			assert.Equal(t, tt.runs, f.runs())
+			reqs := f.approver.Requests()
+			require.Len(t, reqs, tt.asked)
+			assert.Equal(t, tool.RequireScoped, reqs[1].Requirement.Mode, "asked again, shown the call as it is now")
+		})
+	}
+	t.Run("a deny stands", func(t *testing.T) {
+		var f *fixture
+		f = newFixture(t, tool.ApprovalOptions[struct{}]{}, func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+			f.setFile("a", "link:/etc/")
+			return tool.Decision{Kind: tool.DecisionDeny, Reason: "no"}, nil
+		})
+		tooltest.WantStatus(t, f.call("1", "write_file", `{"path":"a","content":"x"}`), tool.StatusDenied)
+		assert.Equal(t, 1, f.approver.Asked())
+	})
 }

@@ -94,6 +94,7 @@ type callState[C any] struct {
 	record   recordState   // record: the call's hold on its ID, made long when the tool starts (record.go)
 	approval approvalState // approval: the answer a resumed call carries, the seal, what a dry run found (approval_seal.go)
 	asTask   bool          // deadline: the call runs as a task, with the tool's TaskTimeout (task.go)
+	started  bool          // run: the tool was handed the call, whatever result the stages above make of it (run.go)
 }
 
 // newCall is the call lookup hands the pipeline.

@@ -13,8 +13,9 @@ package tool
 // Two hand-overs go beyond that, each named in its line: Approval leaves
 // what a dry run found in its state for the dry-run stage, and the record
 // stage leaves the call's hold on its ID for the run stage, which makes it
-// last the tool's time limit as the tool starts and marks the results of
-// tools that started.
+// last the tool's time limit as the tool starts and marks the call as one
+// whose tool started (read on the way back by the record stage and by
+// approval, whatever result a middleware made of it).
 // Results come back up the same way, and Registry.Call ends every call
 // with its host view and the Finished event. docs/design.md says why each
 // stage sits where it does.
@@ -32,5 +33,5 @@ func pipeline[C any](mws []Middleware[C]) Handler[C] {
 		limitStage[C],     // limit: the tool's CallLimits; a call waits for a place or is refused (limit.go)
 		deadlineStage[C],  // deadline: the tool's context, with its time limit (TaskTimeout for a task, task.go), idle limit, progress and page (deadline.go, context.go)
 		outputStage[C],    // output: on the way back, the model view escaped and capped, the cut part spilled (output.go)
-	)(runStage[C]) // run: makes the record stage's hold last the tool's time limit, then the tool, on a goroutine other than the caller's; marks its result as one that ran (run.go)
+	)(runStage[C]) // run: makes the record stage's hold last the tool's time limit, then the tool, on a goroutine other than the caller's; marks the call as one whose tool started (run.go)
 }

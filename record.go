@@ -146,7 +146,7 @@ func answerOrRecord[C any](ctx context.Context, rt *runtimeConfig, call *Call[C]
 		}
 	}()
 	res := next(ctx, call)
-	if res == nil || !res.ran {
+	if res == nil || !call.st.started {
 		return res
 	}
 	ran = true

@@ -429,3 +429,23 @@ func TestRunningCallIsNeverDropped(t *testing.T) {
 	assert.True(t, res.FromRecord)
 	assert.Equal(t, int32(1), r.writes.Load(), "the tool body ran twice")
 }
+
+// A middleware may make a result of its own of a call whose tool ran (a
+// redaction): the call is recorded as the model saw it, and its twin is
+// answered from the record, not told its record was lost.
+func TestRecordOfAResultAMiddlewareMade(t *testing.T) {
+	r := newRecorded(t, nil)
+	r.reg.Use(func(next tool.Handler[struct{}]) tool.Handler[struct{}] {
+		return func(ctx context.Context, call *tool.Call[struct{}]) *tool.Result {
+			res := next(ctx, call)
+			return &tool.Result{Status: res.Status, Err: res.Err, Content: []tool.Content{tool.TextContent("[redacted]")}}
+		}
+	})
+	first := r.call("x", "s", "write", `{"line":"a"}`)
+	tooltest.WantOK(t, first)
+	twin := r.call("x", "s", "write", `{"line":"a"}`)
+	tooltest.WantOK(t, twin)
+	assert.True(t, twin.FromRecord, "answered from its record")
+	assert.Equal(t, "[redacted]", twin.Text())
+	assert.Equal(t, int32(1), r.writes.Load())
+}

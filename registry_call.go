@@ -27,10 +27,13 @@ func (r *Registry[C]) Call(ctx context.Context, state C, req Request) *Result {
 	case !ok:
 		res = unknownToolResult(req.Name, r.list().names)
 	default:
-		res = ch.handler(ctx, newCall(e, state, &req, events))
+		call := newCall(e, state, &req, events)
+		res = ch.handler(ctx, call)
 		if res == nil {
 			res = nilResult(req.Name)
 		}
+		res = res.own()
+		res.ran = call.st.started // a result a middleware made, of a tool that ran
 	}
 	res = finish(rt, res.own(), req, start)
 	if events != nil {

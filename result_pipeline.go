@@ -218,6 +218,10 @@ func editDeniedResult(name string, cause error, why string) *Result {
 }
 
 // whyEditedTooOften: a call's arguments were edited round after round.
+func whyChangedTooOften(rounds int) string {
+	return fmt.Sprintf("it was asked about %d times, and each time it had become a call of another kind before the answer came", rounds)
+}
+
 func whyEditedTooOften(rounds int) string {
 	return fmt.Sprintf("its arguments were edited %d times, each time into a call of another kind, and it was asked about no more", rounds)
 }
@@ -622,6 +626,11 @@ func showPointer(p string) string {
 func taskResultTooLarge(name string) string {
 	return "The call to " + name + " ran as a task, but its result is larger than this conversation may keep, so it is lost. " +
 		"Do not run it again for the same result; narrow the request."
+}
+
+func taskNotRunTooLarge(name string) string {
+	return "The call to " + name + " did not run: what became of it (a question it waits for, or why it was refused) is larger than " +
+		"this conversation may keep in its tasks. Wait for one of them to finish, then call it again."
 }
 
 func taskNotStarted(name string) string {

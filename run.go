@@ -31,8 +31,12 @@ func runStage[C any](ctx context.Context, call *Call[C]) *Result {
 	// One allocation holds the run: the job handed over, its outcome and
 	// its state, shared by the caller and the tool's goroutine.
 	r := &toolRun[C]{cc: cc, call: call, run: e.run, counters: rt.counters}
+	// The tool started: what it did is recorded (record.go), and the
+	// answer that let it through is used (approval_resume.go), whatever
+	// result a middleware makes of it on the way back.
+	call.st.started = true
 	res := r.wait(rt, call.Name)
-	res.ran = true // the tool started: what it did is recorded (record.go)
+	res.ran = true
 	return res
 }
 

@@ -99,7 +99,9 @@ type Task struct {
 	Progress *Progress
 	// Result is the call's result, once the task is completed (or
 	// cancelled with one): its model view as capped and spilled by the
-	// output stage, Status, and Err as text ([TaskError]).
+	// output stage, Status, and Err as text ([TaskError]); and, for a
+	// call whose approval was deferred to someone the task does not relay
+	// for (StatusAwaitingApproval), its Pending, to resume it with.
 	Result *Result
 	// Cause says why a failed task failed (for the host).
 	Cause string
@@ -154,7 +156,7 @@ type TaskOptions struct {
 	// replica receives it. A deferral to anyone else is the host's
 	// approver's to answer: an approver that waits ([Awaiter]) is waited
 	// for within the task, one that does not ends the task completed with
-	// what the model is told. Empty means no frontend relays approvals.
+	// what the model is told, and the pending approval in Result.Pending. Empty means no frontend relays approvals.
 	Answerer string
 	// KeepFor is how long a task is kept after its run's time limit: a
 	// task lives at most the tool's TaskTimeout plus this. Zero means an
@@ -307,6 +309,14 @@ func (t *Tasks[C]) launch(ctx context.Context, state C, req Request, s *taskStat
 	t.local[s.ID] = r
 	t.wg.Add(2)
 	t.mu.Unlock()
+	if req.Approval != nil {
+		// A resumed call: a cancel written between the answer and now
+		// found no run here to cancel. Read it, so that a cancel
+		// acknowledged before the call started stops it.
+		if cur, _, err := t.load(context.WithoutCancel(ctx), s.Session, s.ID); err == nil && (cur.Cancel || cur.Status.Terminal()) {
+			cancel(ErrTaskCancelled)
+		}
+	}
 	req.task = r
 	r.store, r.maxBytes, r.poll = t.opts.Store, t.opts.MaxSessionBytes, t.opts.PollInterval
 	go t.heartbeat(runCtx, r)
@@ -361,12 +371,17 @@ func (t *Tasks[C]) run(ctx context.Context, state C, req Request, r *taskRun) {
 		}
 	})
 	if errors.Is(err, ErrTaskLimit) {
-		// The result does not fit the session's bytes: say so instead.
+		// The result, or the question, does not fit the session's bytes:
+		// say so instead, and whether the tool ran.
+		msg := taskResultTooLarge(req.Name)
+		if !res.ran {
+			msg = taskNotRunTooLarge(req.Name)
+		}
 		_, _ = t.update(bg, r.session, r.id, func(s *taskState) bool {
 			if s.Status.Terminal() {
 				return false
 			}
-			return s.finish(TaskCompleted, "", "") && s.setResult(failed(StatusFailed, ErrTaskLimit, taskResultTooLarge(req.Name)))
+			return s.finish(TaskCompleted, "", "") && s.setResult(failed(StatusFailed, ErrTaskLimit, msg))
 		})
 	}
 }
@@ -524,9 +539,22 @@ func (t *Tasks[C]) List(ctx context.Context, session string) ([]*Task, error) {
 // TaskAnswer answers a task that is input_required: the key a [Task] gave
 // for each question, and the answer.
 type TaskAnswer struct {
-	// Approval answers [Task].Pending, given under [Task].PendingKey; its
-	// State and Answerer are filled in from the task.
+	// Approval answers [Task].Pending, the question asked under
+	// ApprovalKey; its State is filled in from the task.
 	Approval *Decision
+	// ApprovalKey is the [Task].PendingKey of the question Approval
+	// answers. A task asks again, under a new key, about an edit whose
+	// class is not the one shown: an answer given for an earlier key (a
+	// request sent again, a second click) is refused with ErrTaskState,
+	// never taken for an answer to the question after it.
+	ApprovalKey string
+	// Answerer is who gives Approval, as in [ApprovalAnswer]: it must be
+	// the party the call was deferred to ([PendingApproval].Answerer, the
+	// TaskOptions.Answerer of the task's frontend); toolmcp sets
+	// toolmcp.Answerer. Empty means the host's own code. Another
+	// answerer's answer is refused with an error wrapping
+	// [ErrOtherAnswerer], and the task still waits for its own.
+	Answerer string
 	// Input answers [Task].Input, by key. Keys the task does not wait for
 	// are ignored.
 	Input map[string]json.RawMessage
@@ -534,15 +562,31 @@ type TaskAnswer struct {
 
 // Answer gives a task the answers it waits for. An approval answer resumes
 // the call here, with state: the call goes through the pipeline again and
-// runs only if the answer allows it (once: a second answer to the same
-// approval is refused by the registry). Input answers reach the tool that
-// asked, on whichever replica runs it; the task is input_required until
-// all its questions are answered. ErrTaskState: the task waits for no
-// answer (it ended, or is working).
+// runs only if the answer allows it. Of several answers to one question,
+// given at once on any replicas, exactly one is taken; the others, and an
+// answer to a question the task no longer asks, return ErrTaskState. Input
+// answers reach the tool that asked, on whichever replica runs it; the
+// task is input_required until all its questions are answered.
+// ErrTaskState: the task waits for no answer (it ended, or is working),
+// or not for this approval answer.
 func (t *Tasks[C]) Answer(ctx context.Context, state C, session, id string, ans TaskAnswer) error {
 	var resume *Request
+	var refused error
 	s, err := t.update(ctx, session, id, func(s *taskState) bool {
-		resume = nil
+		resume, refused = nil, nil
+		if ans.Approval != nil {
+			switch {
+			case s.Status != TaskInputRequired || s.Pending == nil:
+				refused = fmt.Errorf("%w: it waits for no approval (%s)", ErrTaskState, s.Status)
+			case ans.ApprovalKey != s.PendingKey:
+				refused = fmt.Errorf("%w: it no longer waits for the answer to %q", ErrTaskState, ans.ApprovalKey)
+			case ans.Answerer != s.Pending.Answerer:
+				refused = fmt.Errorf("%w: %w", ErrTaskState, ErrOtherAnswerer)
+			}
+			if refused != nil {
+				return false
+			}
+		}
 		if s.Status != TaskInputRequired {
 			return false
 		}
@@ -557,10 +601,10 @@ func (t *Tasks[C]) Answer(ctx context.Context, state C, session, id string, ans 
 				changed = true
 			}
 		}
-		if ans.Approval != nil && s.Pending != nil {
+		if ans.Approval != nil {
 			p := s.Pending
 			resume = &Request{ID: s.CallID, Name: s.Tool, Args: p.Request.Args, Session: s.Session,
-				Approval: &ApprovalAnswer{State: p.State, Decision: *ans.Approval, Answerer: p.Answerer}}
+				Approval: &ApprovalAnswer{State: p.State, Decision: *ans.Approval, Answerer: ans.Answerer}}
 			s.Pending, s.PendingKey = nil, ""
 			s.Owner, s.Lease = t.opts.Replica, time.Now().Add(t.opts.Lease)
 			changed = true
@@ -573,10 +617,12 @@ func (t *Tasks[C]) Answer(ctx context.Context, state C, session, id string, ans 
 		}
 		return changed
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if s.Status.Terminal() {
+	case refused != nil:
+		return refused
+	case s.Status.Terminal():
 		return fmt.Errorf("%w: it has ended (%s)", ErrTaskState, s.Status)
 	}
 	t.mu.Lock()

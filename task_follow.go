@@ -17,8 +17,9 @@ import (
 // A tool whose Definition's Task is TaskNever is called as a plain call
 // (with no task); so is every call when wait is negative. A task that
 // needs an approval relayed through its frontend ([TaskOptions].Answerer)
-// comes back as the pending approval it is, StatusAwaitingApproval, for
-// the host to resume with [Tasks.Answer].
+// comes back as the pending approval it is, StatusAwaitingApproval (the
+// model reads that the call has not run yet), for the host to resume with
+// [Tasks.Answer] and the task's PendingKey.
 func (t *Tasks[C]) Follow(ctx context.Context, state C, req Request, wait time.Duration) (*Result, *Task) {
 	if tl, ok := t.reg.Lookup(req.Name); wait < 0 || !ok || tl.Definition().Task == TaskNever {
 		return t.reg.Call(ctx, state, req), nil
@@ -39,9 +40,8 @@ func (t *Tasks[C]) Follow(ctx context.Context, state C, req Request, wait time.D
 		return taskOutcome(task), task
 	}
 	if task.Status == TaskInputRequired && task.Pending != nil {
-		res := failed(StatusAwaitingApproval, nil, "")
-		res.Content = nil
-		res.Pending, res.Tool, res.CallID = task.Pending, task.Tool, task.CallID
+		res := awaitingResult(task.Tool, task.Pending)
+		res.Tool, res.CallID = task.Tool, task.CallID
 		return res, task
 	}
 	res := &Result{owned: true, Status: StatusOK, Tool: task.Tool, CallID: task.CallID,

@@ -81,6 +81,10 @@ type taskRes struct {
 	Err        string          `json:"err,omitempty"`
 	Truncated  int             `json:"truncated,omitempty"`
 	FromRecord bool            `json:"fromRecord,omitempty"`
+	// Pending is the pending approval of a call deferred to someone the
+	// task does not relay for (the host's own approver, ReturnPending):
+	// the host resumes the call with it.
+	Pending *PendingApproval `json:"pending,omitempty"`
 }
 
 const taskStateVersion = 1
@@ -116,7 +120,7 @@ func (s *taskState) finish(status TaskStatus, message, cause string) bool {
 // setResult keeps res as the task's result; it reports true.
 func (s *taskState) setResult(res *Result) bool {
 	r := &taskRes{Content: res.Content, Structured: res.Structured, IsError: res.IsError, Status: uint8(res.Status),
-		Truncated: res.Truncated, FromRecord: res.FromRecord}
+		Truncated: res.Truncated, FromRecord: res.FromRecord, Pending: res.Pending}
 	if res.Err != nil {
 		r.Err = res.Err.Error()
 	}
@@ -127,7 +131,7 @@ func (s *taskState) setResult(res *Result) bool {
 // result is the Result the store keeps.
 func (r *taskRes) result(tool, callID string) *Result {
 	res := &Result{Content: r.Content, Structured: r.Structured, IsError: r.IsError, Status: Status(r.Status),
-		Truncated: r.Truncated, FromRecord: r.FromRecord, Tool: tool, CallID: callID, owned: true}
+		Truncated: r.Truncated, FromRecord: r.FromRecord, Pending: r.Pending, Tool: tool, CallID: callID, owned: true}
 	if r.Err != "" {
 		res.Err = &TaskError{Text: r.Err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/keyring"
+	"github.com/toolbelt-go/tool/tooltest"
 )
 
 // taskTools is a registry with the tools the task tests run, and how often
@@ -211,13 +213,14 @@ func TestTaskApprovalRelayed(t *testing.T) {
 	assert.Zero(t, aTools.runs.Load()+bTools.runs.Load(), "nothing runs before the answer")
 
 	allow := tool.Decision{Kind: tool.DecisionAllowOnce}
-	require.NoError(t, b.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow}), "the answer may reach another replica")
+	answer := tool.TaskAnswer{Approval: &allow, ApprovalKey: got.PendingKey, Answerer: "frontend"}
+	require.NoError(t, b.Answer(ctx, struct{}{}, "s", task.ID, answer), "the answer may reach another replica")
 	done := awaitTask(t, b, "s", task.ID)
 	assert.Equal(t, tool.TaskCompleted, done.Status)
 	assert.Equal(t, "deployed", done.Result.Text())
 	assert.Equal(t, int32(1), bTools.runs.Load(), "it resumed on the replica that received the answer")
 	assert.Zero(t, aTools.runs.Load())
-	err = a.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow})
+	err = a.Answer(ctx, struct{}{}, "s", task.ID, answer)
 	assert.ErrorIs(t, err, tool.ErrTaskState, "a second answer runs nothing")
 	assert.Equal(t, int32(1), aTools.runs.Load()+bTools.runs.Load())
 
@@ -237,12 +240,234 @@ func TestTaskApprovalRelayed(t *testing.T) {
 	t.Run("cancel while waiting for the answer", func(t *testing.T) {
 		task, err := a.Start(ctx, struct{}{}, tool.Request{Name: "deploy", Session: "s"})
 		require.NoError(t, err)
-		require.Equal(t, tool.TaskInputRequired, awaitTask(t, a, "s", task.ID).Status)
+		waiting := awaitTask(t, a, "s", task.ID)
+		require.Equal(t, tool.TaskInputRequired, waiting.Status)
 		require.NoError(t, b.Cancel(ctx, "s", task.ID))
 		got, err := a.Get(ctx, "s", task.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tool.TaskCancelled, got.Status)
-		assert.ErrorIs(t, a.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow}), tool.ErrTaskState)
+		answer := tool.TaskAnswer{Approval: &allow, ApprovalKey: waiting.PendingKey, Answerer: "frontend"}
+		assert.ErrorIs(t, a.Answer(ctx, struct{}{}, "s", task.ID, answer), tool.ErrTaskState)
+	})
+}
+
+// taskShell is a tool that records the commands it runs: rm deletes
+// (asked about every time), anything else writes.
+func taskShell(ran *[]string, mu *sync.Mutex) tool.AnyTool {
+	type in struct {
+		Command string `json:"command"`
+	}
+	classify := func(v in) tool.Safety {
+		if strings.HasPrefix(v.Command, "rm") {
+			return tool.SafetyDestructive
+		}
+		return tool.SafetyMutating
+	}
+	return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating, Task: tool.TaskMay},
+		func(_ context.Context, v in) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			*ran = append(*ran, v.Command)
+			return "ran " + v.Command, nil
+		}), tool.ApprovalHooks[in]{Classify: classify, Require: func(v in) tool.Requirement {
+		if classify(v) == tool.SafetyDestructive {
+			return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "deletes files"}
+		}
+		return tool.Requirement{}
+	}})
+}
+
+// afterReplace is a task store that calls after once a Replace has landed.
+type afterReplace struct {
+	tool.TaskStore
+	after atomic.Pointer[func()]
+}
+
+func (s *afterReplace) Replace(ctx context.Context, session, id, old, value string, expires time.Time, maxBytes int64) (bool, error) {
+	ok, err := s.TaskStore.Replace(ctx, session, id, old, value, expires, maxBytes)
+	if f := s.after.Swap(nil); ok && f != nil {
+		(*f)()
+	}
+	return ok, err
+}
+
+// An approval answer is taken once, for the question it was given for,
+// from the party the call was deferred to; a cancel acknowledged before
+// the resumed call starts stops it.
+func TestTaskApprovalAnswers(t *testing.T) {
+	keys, err := keyring.FromSecret([]byte("a shared secret of at least 32 bytes!"))
+	require.NoError(t, err)
+	ctx := context.Background()
+	allow := tool.Decision{Kind: tool.DecisionAllowOnce}
+	type replica struct {
+		tasks *tool.Tasks[struct{}]
+		ran   []string
+		mu    sync.Mutex
+	}
+	replicas := func(t *testing.T, store tool.TaskStore, n int) []*replica {
+		approvals := tool.NewMemoryApprovalStore(0)
+		var rs []*replica
+		for range n {
+			r := &replica{}
+			reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+			reg.MustAdd(taskShell(&r.ran, &r.mu))
+			reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("frontend"), Store: approvals}))
+			r.tasks = tool.NewTasks(reg, &tool.TaskOptions{Store: store, Answerer: "frontend", PollInterval: 5 * time.Millisecond})
+			t.Cleanup(r.tasks.Close)
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	ranAll := func(rs []*replica) []string {
+		var all []string
+		for _, r := range rs {
+			r.mu.Lock()
+			all = append(all, r.ran...)
+			r.mu.Unlock()
+		}
+		return all
+	}
+	start := func(t *testing.T, r *replica, command string) *tool.Task {
+		task, err := r.tasks.Start(ctx, struct{}{}, tool.Request{Name: "shell", Args: json.RawMessage(`{"command":"` + command + `"}`), Session: "s"})
+		require.NoError(t, err)
+		got := awaitTask(t, r.tasks, "s", task.ID)
+		require.Equal(t, tool.TaskInputRequired, got.Status)
+		return got
+	}
+
+	t.Run("two answers at once on two replicas: one is taken, the other refused", func(t *testing.T) {
+		rs := replicas(t, tool.NewMemoryTaskStore(), 2)
+		deny := tool.Decision{Kind: tool.DecisionDeny, Reason: "no"}
+		allowed := 0
+		for range 20 {
+			task := start(t, rs[0], "touch a")
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, d := range []tool.Decision{allow, deny} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = rs[i].tasks.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &d, ApprovalKey: task.PendingKey, Answerer: "frontend"})
+				}()
+			}
+			wg.Wait()
+			done := awaitTask(t, rs[0].tasks, "s", task.ID)
+			taken := 0
+			for _, err := range errs {
+				if err == nil {
+					taken++
+				} else {
+					assert.ErrorIs(t, err, tool.ErrTaskState)
+				}
+			}
+			require.Equal(t, 1, taken, "of two answers at once, exactly one is taken (errors %v)", errs)
+			if errs[0] == nil {
+				allowed++
+				assert.Equal(t, tool.StatusOK, done.Result.Status)
+			} else {
+				assert.Equal(t, tool.StatusDenied, done.Result.Status)
+			}
+		}
+		assert.Len(t, ranAll(rs), allowed, "the call ran once for each answer taken that allowed it")
+	})
+	t.Run("an answer to an earlier question is not taken for the next", func(t *testing.T) {
+		rs := replicas(t, tool.NewMemoryTaskStore(), 1)
+		ts := rs[0].tasks
+		task := start(t, rs[0], "touch a")
+		edit := tool.Decision{Kind: tool.DecisionEdit, Args: json.RawMessage(`{"command":"rm -rf src"}`)}
+		first := tool.TaskAnswer{Approval: &edit, ApprovalKey: task.PendingKey, Answerer: "frontend"}
+		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, first))
+		again := awaitTask(t, ts, "s", task.ID)
+		require.Equal(t, tool.TaskInputRequired, again.Status, "an edit into a delete is asked about again, as a delete")
+		require.NotEqual(t, task.PendingKey, again.PendingKey)
+		assert.JSONEq(t, `{"command":"rm -rf src"}`, string(again.Pending.Request.Args))
+
+		// The person's first answer, sent again (a retried request), and
+		// a second click on the first question's "allow".
+		assert.ErrorIs(t, ts.Answer(ctx, struct{}{}, "s", task.ID, first), tool.ErrTaskState)
+		late := tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: "frontend"}
+		assert.ErrorIs(t, ts.Answer(ctx, struct{}{}, "s", task.ID, late), tool.ErrTaskState)
+		still, err := ts.Get(ctx, "s", task.ID)
+		require.NoError(t, err)
+		assert.Equal(t, tool.TaskInputRequired, still.Status, "the delete still waits for its own answer")
+		assert.Empty(t, ranAll(rs), "nothing ran that no one allowed")
+
+		deny := tool.Decision{Kind: tool.DecisionDeny, Reason: "not that"}
+		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &deny, ApprovalKey: again.PendingKey, Answerer: "frontend"}))
+		done := awaitTask(t, ts, "s", task.ID)
+		assert.Equal(t, tool.StatusDenied, done.Result.Status)
+		assert.Empty(t, ranAll(rs))
+	})
+	t.Run("an answer from another party is refused, and the task still waits", func(t *testing.T) {
+		rs := replicas(t, tool.NewMemoryTaskStore(), 1)
+		ts := rs[0].tasks
+		task := start(t, rs[0], "touch b")
+		for _, who := range []string{"", "mcp", "frontend\u0000"} {
+			err := ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: who})
+			assert.ErrorIs(t, err, tool.ErrOtherAnswerer, "answerer %q", who)
+			assert.ErrorIs(t, err, tool.ErrTaskState)
+		}
+		got, err := ts.Get(ctx, "s", task.ID)
+		require.NoError(t, err)
+		assert.Equal(t, tool.TaskInputRequired, got.Status)
+		assert.Empty(t, ranAll(rs))
+		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: "frontend"}))
+		assert.Equal(t, tool.StatusOK, awaitTask(t, ts, "s", task.ID).Result.Status)
+		assert.Equal(t, []string{"touch b"}, ranAll(rs))
+	})
+	t.Run("a deferral the task does not relay comes back with its pending approval", func(t *testing.T) {
+		// The host's own approver, or ReturnPending: the task ends with
+		// the call's pending approval, which the host resumes.
+		var ran []string
+		var mu sync.Mutex
+		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+		reg.MustAdd(taskShell(&ran, &mu))
+		reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("host")}))
+		ts := tool.NewTasks(reg, &tool.TaskOptions{Store: tool.NewMemoryTaskStore(), Answerer: "frontend", PollInterval: 5 * time.Millisecond})
+		defer ts.Close()
+		req := tool.Request{ID: "call-1", Name: "shell", Args: json.RawMessage(`{"command":"touch d"}`), Session: "s", ReturnPending: true}
+		task, err := ts.Start(ctx, struct{}{}, req)
+		require.NoError(t, err)
+		done := awaitTask(t, ts, "s", task.ID)
+		require.Equal(t, tool.TaskCompleted, done.Status)
+		require.Equal(t, tool.StatusAwaitingApproval, done.Result.Status)
+		require.NotNil(t, done.Result.Pending, "the host can resume the call")
+		assert.Equal(t, "host", done.Result.Pending.Answerer)
+		req.Args = done.Result.Pending.Request.Args
+		req.Approval = &tool.ApprovalAnswer{State: done.Result.Pending.State, Decision: allow, Answerer: "host"}
+		tooltest.WantOK(t, reg.Call(ctx, struct{}{}, req))
+		assert.Equal(t, []string{"touch d"}, ran)
+	})
+	t.Run("a session too full to keep the question: the model is told the call did not run", func(t *testing.T) {
+		var ran []string
+		var mu sync.Mutex
+		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: keys})
+		reg.MustAdd(taskShell(&ran, &mu))
+		reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("frontend")}))
+		// Room for the task as started, not for it with its question.
+		ts := tool.NewTasks(reg, &tool.TaskOptions{Answerer: "frontend", MaxSessionBytes: 2 << 10, PollInterval: 5 * time.Millisecond})
+		defer ts.Close()
+		task, err := ts.Start(ctx, struct{}{}, tool.Request{Name: "shell", Args: json.RawMessage(`{"command":"touch ` + strings.Repeat("x", 1500) + `"}`), Session: "s"})
+		require.NoError(t, err)
+		done := awaitTask(t, ts, "s", task.ID)
+		require.Equal(t, tool.TaskCompleted, done.Status)
+		assert.Empty(t, ran)
+		assert.Contains(t, done.Result.Text(), "did not run")
+		assert.NotContains(t, done.Result.Text(), "Do not run it again")
+	})
+	t.Run("a cancel acknowledged while the answer is in flight stops the call", func(t *testing.T) {
+		store := &afterReplace{TaskStore: tool.NewMemoryTaskStore()}
+		rs := replicas(t, store, 1)
+		ts := rs[0].tasks
+		task := start(t, rs[0], "touch c")
+		var cancelErr error
+		cancelNow := func() { cancelErr = ts.Cancel(ctx, "s", task.ID) }
+		store.after.Store(&cancelNow) // once the answer is written, before the call resumes
+		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: "frontend"}))
+		require.NoError(t, cancelErr)
+		done := awaitTask(t, ts, "s", task.ID)
+		assert.Equal(t, tool.TaskCancelled, done.Status)
+		assert.Empty(t, ranAll(rs), "the cancel was acknowledged before the tool started")
 	})
 }
 
@@ -386,6 +611,24 @@ func TestTaskFollow(t *testing.T) {
 	res, task = ts.Follow(ctx, struct{}{}, tool.Request{Name: "plain", Session: "s"}, time.Second)
 	assert.Equal(t, "plain", res.Text())
 	assert.Nil(t, task, "a tool that never runs as a task is a plain call")
+
+	t.Run("a task that waits for its approval tells the model it has not run", func(t *testing.T) {
+		tt := newTaskTools(t, nil, tool.Approval(&tool.ApprovalOptions[struct{}]{Approver: deferTo("frontend")}))
+		ts := tool.NewTasks(tt.reg, &tool.TaskOptions{Answerer: "frontend", PollInterval: 5 * time.Millisecond})
+		defer ts.Close()
+		res, task := ts.Follow(ctx, struct{}{}, tool.Request{ID: "call-2", Name: "deploy", Session: "s"}, 5*time.Second)
+		tooltest.WantStatus(t, res, tool.StatusAwaitingApproval)
+		require.NotNil(t, res.Pending)
+		assert.Equal(t, "call-2", res.CallID)
+		assert.Contains(t, res.Text(), "has not run", "the model reads what became of its call")
+		allow := tool.Decision{Kind: tool.DecisionAllowOnce}
+		require.NoError(t, ts.Answer(ctx, struct{}{}, "s", task.ID, tool.TaskAnswer{Approval: &allow, ApprovalKey: task.PendingKey, Answerer: "frontend"}))
+		awaitTask(t, ts, "s", task.ID)
+		collected, err := ts.Collect(ctx, "s")
+		require.NoError(t, err)
+		require.Len(t, collected, 1)
+		assert.Contains(t, collected[0].Note(), "deployed")
+	})
 }
 
 func TestTaskConcurrentUpdates(t *testing.T) {

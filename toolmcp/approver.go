@@ -31,7 +31,10 @@ const Answerer = "mcp"
 // ApproverOptions configure [Approver].
 type ApproverOptions struct {
 	// Fallback answers calls that did not come through [AddTools] (the
-	// same registry used by a local agent loop). Nil denies them.
+	// same registry used by a local agent loop). Nil denies them. A
+	// Fallback that waits for its own deferrals ([tool.Awaiter], as the
+	// approval page's approver does) is waited for on those paths, as it
+	// would be were it the registry's approver.
 	Fallback tool.Approver
 }
 
@@ -71,6 +74,16 @@ func Approver(opts *ApproverOptions) tool.Approver {
 
 type approver struct {
 	fallback tool.Approver
+}
+
+// Await waits for the deferrals of a Fallback that waits for its own
+// ([tool.Awaiter]); a deferral to the MCP client is not waited for: the
+// client answers it in its retried tools/call.
+func (a *approver) Await(ctx context.Context, p *tool.PendingApproval) (*tool.ApprovalAnswer, error) {
+	if aw, ok := a.fallback.(tool.Awaiter); ok && p.Answerer != Answerer {
+		return aw.Await(ctx, p)
+	}
+	return nil, tool.ErrNotAwaited
 }
 
 func (a *approver) Approve(ctx context.Context, ar tool.ApprovalRequest) (tool.Decision, error) {

@@ -169,3 +169,44 @@ func TestApprovalDeferredElsewhereNotRelayed(t *testing.T) {
 		})
 	}
 }
+
+// The host chose the MCP client, and the approval page for the calls that
+// do not come from one (ApproverOptions.Fallback): a call made by the
+// host's own loop waits on the page and the page's answer decides, while
+// a call from an MCP client at 2026-07-28 is still asked through the
+// client's retried call. The page's deferral was returned unwaited: the
+// call ended "needs the user's approval, which has been asked for", and
+// the page never showed it.
+func TestApproverFallbackWaits(t *testing.T) {
+	p := newPageServed(t)
+	reg := tool.NewRegistry[state](nil)
+	reg.MustAdd(tool.New(tool.Definition{Name: "write_note", Description: "Write a note.", Safety: tool.SafetyMutating},
+		func(_ context.Context, in noteArgs) (string, error) {
+			p.runs.Add(1)
+			return "wrote " + in.Text, nil
+		}))
+	reg.Use(tool.Approval(&tool.ApprovalOptions[state]{Approver: Approver(&ApproverOptions{Fallback: p.page.Approver()})}))
+
+	t.Run("a call of the host's own loop waits on the page", func(t *testing.T) {
+		done := make(chan *tool.Result, 1)
+		go func() {
+			done <- reg.Call(context.Background(), state{}, tool.Request{Name: "write_note", Args: []byte(`{"text":"hi"}`), Session: "user-1"})
+		}()
+		p.answerOnPage(t, tool.Decision{Kind: tool.DecisionAllowOnce})
+		res := <-done
+		if res.Status != tool.StatusOK || p.runs.Load() != 1 {
+			t.Fatalf("status %v, %q, runs %d: want it run once the page allowed it", res.Status, res.Text(), p.runs.Load())
+		}
+	})
+	t.Run("a call from an MCP client is asked through the client", func(t *testing.T) {
+		cs := manualClient(t, serve(t, reg, &Options[state]{Session: func(*sdk.CallToolRequest) string { return "user-1" }}))
+		st := firstRound(t, cs, `{"text":"mcp"}`)
+		res, err := mrtrCall(cs, `{"text":"mcp"}`, accept("allow_once", ""), st)
+		if err != nil || res.IsError || p.runs.Load() != 2 {
+			t.Fatalf("err=%v %q runs=%d", err, text(res), p.runs.Load())
+		}
+		if ps, _ := p.store.List(context.Background(), "user-1"); len(ps) != 0 {
+			t.Fatalf("the page was offered the MCP client's call: %d waiting", len(ps))
+		}
+	})
+}

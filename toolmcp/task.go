@@ -220,7 +220,7 @@ func (s *served[C]) taskMethod(ctx context.Context, method string, req *sdk.Serv
 		}
 		return &taskAck{ResultType: "complete"}, nil
 	case methodTasksUpdate:
-		ans := tool.TaskAnswer{}
+		ans := tool.TaskAnswer{Answerer: Answerer} // the client answers as itself: only a call deferred to it resumes
 		for k, v := range p.InputResponses {
 			if task.Pending != nil && k == task.PendingKey {
 				var er sdk.ElicitResult
@@ -228,7 +228,7 @@ func (s *served[C]) taskMethod(ctx context.Context, method string, req *sdk.Serv
 					continue // not an answer to the form: ignored, asked again
 				}
 				d := decisionFrom(&er)
-				ans.Approval = &d
+				ans.Approval, ans.ApprovalKey = &d, k // for this question only, not the one after it
 				continue
 			}
 			if ans.Input == nil {
@@ -292,7 +292,7 @@ func (s *served[C]) wire(_ context.Context, req *sdk.CallToolRequest, task *tool
 		w.Error = &taskError{Code: int64(jsonrpc.CodeInternalError), Message: task.Cause}
 	case tool.TaskInputRequired:
 		requests := map[string]json.RawMessage{}
-		if task.Pending != nil {
+		if task.Pending != nil && task.Pending.Answerer == Answerer {
 			if b, err := json.Marshal(sdk.InputRequestMap{task.PendingKey: approvalForm(task.Pending.Request)}); err == nil {
 				var m map[string]json.RawMessage
 				if json.Unmarshal(b, &m) == nil {

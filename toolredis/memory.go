@@ -208,7 +208,29 @@ end
 return 1
 `)
 
+// Release implements [tool.ApprovalReleaser]: the claim of session and
+// id is dropped, so that the next Claim of it is the first. The pipeline
+// gives back this way the claim of a resumed approval whose call was let
+// through and did not start.
+func (m *ApprovalStore) Release(ctx context.Context, session, id string) error {
+	k := m.claimKeys(session, id)
+	_, err := run(ctx, &m.c, "claim release", func(ctx context.Context) (int64, error) {
+		return releaseScript.Run(ctx, m.c.client, []string{k.set, k.claim}, k.member).Int64()
+	})
+	return err
+}
+
+// releaseScript drops the claim KEYS[2], member ARGV[1] of the session's
+// set KEYS[1]. It only removes, and is let through by a Redis at
+// maxmemory.
+var releaseScript = redis.NewScript(`#!lua flags=allow-oom
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1
+`)
+
 var (
-	_ tool.ApprovalStore = (*ApprovalStore)(nil)
-	_ tool.SpillStore    = (*SpillStore)(nil)
+	_ tool.ApprovalStore    = (*ApprovalStore)(nil)
+	_ tool.ApprovalReleaser = (*ApprovalStore)(nil)
+	_ tool.SpillStore       = (*SpillStore)(nil)
 )

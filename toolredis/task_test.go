@@ -175,7 +175,8 @@ func TestTaskReplicas(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, tool.TaskInputRequired, pending.Status, "nothing ran for it: A's death does not touch it")
 		allow := tool.Decision{Kind: tool.DecisionAllowOnce}
-		require.NoError(t, b.Answer(ctx, struct{}{}, "s", ids["pending"], tool.TaskAnswer{Approval: &allow}))
+		answer := tool.TaskAnswer{Approval: &allow, ApprovalKey: pending.PendingKey, Answerer: "frontend"}
+		require.NoError(t, b.Answer(ctx, struct{}{}, "s", ids["pending"], answer))
 		wctx, cancel := context.WithTimeout(ctx, 20*taskLease)
 		defer cancel()
 		done, err := b.Await(wctx, "s", ids["pending"])
@@ -183,7 +184,7 @@ func TestTaskReplicas(t *testing.T) {
 		assert.Equal(t, tool.TaskCompleted, done.Status)
 		assert.Equal(t, "deployed by replica-b", done.Result.Text(), "the deferred approval resumed on the other replica")
 		assert.Equal(t, int32(1), bRuns.Load())
-		err = b.Answer(ctx, struct{}{}, "s", ids["pending"], tool.TaskAnswer{Approval: &allow})
+		err = b.Answer(ctx, struct{}{}, "s", ids["pending"], answer)
 		assert.ErrorIs(t, err, tool.ErrTaskState, "answered once, run once")
 		assert.Equal(t, int32(1), bRuns.Load())
 	})

@@ -322,6 +322,29 @@ func TestApprovalStore(t *testing.T, newMemory func(t *testing.T) tool.ApprovalS
 			t.Fatal("the first Claim of another id reported false")
 		}
 	})
+	t.Run("a claim given back is claimed again, once", func(t *testing.T) {
+		m := newMemory(t)
+		r, ok := m.(tool.ApprovalReleaser)
+		if !ok {
+			t.Skip("the store cannot give a claim back (tool.ApprovalReleaser): the answer of a call that did not start is used")
+		}
+		s, other, id := storeID(), storeID(), storeID()
+		if !claim(t, m, s, id, later()) || !claim(t, m, other, id, later()) {
+			t.Fatal("the first Claim reported false")
+		}
+		if err := r.Release(context.Background(), s, id); err != nil {
+			t.Fatalf("Release: %v", err)
+		}
+		if err := r.Release(context.Background(), s, id+"never"); err != nil {
+			t.Fatalf("Release of a claim never made: %v", err)
+		}
+		if !claim(t, m, s, id, later()) {
+			t.Fatal("a claim given back reported false when claimed again")
+		}
+		if claim(t, m, s, id, later()) || claim(t, m, other, id, later()) {
+			t.Fatal("a claim given back and made again, or another session's, reported true twice")
+		}
+	})
 	t.Run("a claim holds for its own session only", func(t *testing.T) {
 		m, s, other, id := newMemory(t), storeID(), storeID(), storeID()
 		if !claim(t, m, s, id, later()) {

@@ -47,6 +47,13 @@ func (s *Set) Has(key string, now time.Time) bool {
 	return true
 }
 
+// Delete drops key, if it is held.
+func (s *Set) Delete(key string) {
+	if el, ok := s.m[key]; ok {
+		s.remove(el)
+	}
+}
+
 // Len returns the number of keys held, expired ones not yet dropped
 // included.
 func (s *Set) Len() int { return len(s.m) }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolbelt-go/tool"
 	"github.com/toolbelt-go/tool/approvalweb"
-	"github.com/toolbelt-go/tool/tooleino"
 	"github.com/toolbelt-go/tool/tooladk"
+	"github.com/toolbelt-go/tool/tooleino"
 	"github.com/toolbelt-go/tool/toolmcp"
 )
 
@@ -64,6 +64,14 @@ func approvers() []approverKind {
 		{name: "ADK confirmation", viaADK: true,
 			approver:  func(*testing.T, *world, *storeSet) tool.Approver { return tooladk.Approver() },
 			reachable: func(fe frontend) bool { return fe.adkCanAsk }},
+		// The MCP client for the calls that come from one, the page for
+		// the others (toolmcp.ApproverOptions.Fallback). It offers no edit
+		// on the MCP paths, so no edit scenario is played on it.
+		{name: "MCP client, the page elsewhere", viaClient: true,
+			approver: func(t *testing.T, w *world, s *storeSet) tool.Approver {
+				return toolmcp.Approver(&toolmcp.ApproverOptions{Fallback: pageApprover(t, w, s)})
+			},
+			reachable: func(fe frontend) bool { return fe.mechanism != mcpClient || fe.clientCanAsk }},
 		{name: "host deferring", edits: true,
 			approver: func(*testing.T, *world, *storeSet) tool.Approver {
 				return tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
@@ -128,8 +136,10 @@ func browse(ctx context.Context, base string, w *world) {
 			if a.kind == tool.DecisionEdit {
 				form.Set("args", string(a.decision().Args))
 			}
-			if resp, err := http.Post(base+"answer", "application/x-www-form-urlencoded", strings.NewReader(form.Encode())); err == nil {
-				resp.Body.Close()
+			for range sends(w) {
+				if resp, err := http.Post(base+"answer", "application/x-www-form-urlencoded", strings.NewReader(form.Encode())); err == nil {
+					resp.Body.Close()
+				}
 			}
 		}
 		select {
@@ -147,4 +157,13 @@ func pageDecision(a answer) string {
 		return "edit"
 	}
 	return "deny"
+}
+
+// sends is how many times the person's form is posted: twice when the
+// scenario sends every answer again (a second click).
+func sends(w *world) int {
+	if w.resend {
+		return 2
+	}
+	return 1
 }

@@ -19,6 +19,9 @@ import (
 const (
 	legacyProtocol = "2025-11-25"
 	mrtrProtocol   = "2026-07-28"
+
+	// mcpClient is the MCP frontends' own way of asking a person.
+	mcpClient = "the MCP client"
 )
 
 func mcpFrontends() []frontend {
@@ -31,7 +34,7 @@ func mcpFrontends() []frontend {
 		for _, protocol := range []string{legacyProtocol, mrtrProtocol} {
 			fs = append(fs, frontend{
 				name:      fmt.Sprintf("MCP %s %s", tr.name, protocol),
-				mechanism: "the MCP client",
+				mechanism: mcpClient,
 				// Stateless HTTP before 2026-07-28 has no session to send an
 				// elicitation on.
 				clientCanAsk: !(tr.stateless && protocol == legacyProtocol),

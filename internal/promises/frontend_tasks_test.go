@@ -3,6 +3,7 @@ package promises
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/toolbelt-go/tool"
@@ -26,6 +27,7 @@ func taskCall(t *testing.T, w *world, id, name, args string) outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var sent *tool.TaskAnswer
 	for range 4 {
 		if task, err = a.Await(ctx, w.session, task.ID); err != nil {
 			t.Fatal(err)
@@ -33,8 +35,17 @@ func taskCall(t *testing.T, w *world, id, name, args string) outcome {
 		if task.Status != tool.TaskInputRequired || task.Pending == nil {
 			break
 		}
+		if w.resend && sent != nil {
+			// The last answer, sent again late, through the first replica:
+			// refused, for it answers a question no longer asked.
+			if err := a.Answer(ctx, struct{}{}, w.session, task.ID, *sent); !errors.Is(err, tool.ErrTaskState) {
+				t.Errorf("%s: an answer sent again was taken (err %v)", promiseAllowed, err)
+				continue
+			}
+		}
 		d := w.person.answer(string(task.Pending.Request.Args)).decision()
-		if err := b.Answer(ctx, struct{}{}, w.session, task.ID, tool.TaskAnswer{Approval: &d}); err != nil {
+		sent = &tool.TaskAnswer{Approval: &d, ApprovalKey: task.PendingKey, Answerer: hostAnswerer}
+		if err := b.Answer(ctx, struct{}{}, w.session, task.ID, *sent); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -70,14 +70,19 @@ func one(res *tool.Result) outcome {
 // replica, with the arguments the person was shown (an edit of another
 // kind is deferred again, for the edited arguments).
 func (w *world) resume(req tool.Request, res *tool.Result) *tool.Result {
+	var sent *tool.Request
 	for range 4 {
 		if res.Status != tool.StatusAwaitingApproval || res.Pending == nil || res.Pending.Answerer != hostAnswerer {
 			return res
+		}
+		if w.resend && sent != nil {
+			w.a.Call(context.Background(), struct{}{}, *sent) // the last answer, sent again late
 		}
 		p := res.Pending
 		a := w.person.answer(string(p.Request.Args))
 		req.Args = p.Request.Args
 		req.Approval = &tool.ApprovalAnswer{State: p.State, Decision: a.decision(), Answerer: hostAnswerer}
+		sent = &req
 		res = w.b.Call(context.Background(), struct{}{}, req)
 	}
 	return res

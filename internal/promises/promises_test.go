@@ -32,10 +32,13 @@ const (
 // writes are asked about, deletes are denied.
 type scenario struct {
 	name    string
-	command string // what the model asks the shell tool to run
-	answer  answer // what the person answers when asked first
-	twice   bool   // the same call (the same ID) arrives a second time: a retried turn
-	edits   bool   // the answer is an edit: only approvers that can edit
+	command string  // what the model asks the shell tool to run
+	answer  answer  // what the person answers when asked first
+	twice   bool    // the same call (the same ID) arrives a second time: a retried turn
+	edits   bool    // the answer is an edit: only approvers that can edit
+	then    *answer // what the person answers when asked again (nil: allow once)
+	resend  bool    // whatever relays the person's answers sends each again, late (a retried request, a second click)
+	moves   bool    // while the person reads the first question, the call becomes another kind (a write through a link leading outside)
 	// want is what must come of it, given whether the chosen approver can
 	// be reached from the frontend.
 	want func(reachable bool) want
@@ -60,6 +63,14 @@ var scenarios = []scenario{
 		want: func(r bool) want { return ifReached(r, want{asked: true}) }},
 	{name: "an edit of the same kind runs the edit", command: "touch ok.txt", answer: edit("touch edited.txt"), edits: true,
 		want: func(r bool) want { return ifReached(r, want{ran: []string{"touch edited.txt"}, asked: true}) }},
+	{name: "an edited call repeated runs the edit once", command: "touch ok.txt", answer: edit("touch edited.txt"), edits: true, twice: true,
+		want: func(r bool) want { return ifReached(r, want{ran: []string{"touch edited.txt"}, asked: true}) }},
+	{name: "an answer sent twice is taken for its own question only", command: "touch ok.txt", answer: edit("chmod 777 ok.txt"), edits: true,
+		then: ptr(deny("not that")), resend: true,
+		want: func(r bool) want { return ifReached(r, want{asked: true}) }},
+	{name: "a call that became another kind while asked is asked again", command: "touch a.txt", answer: allow(),
+		then: ptr(deny("not through that link")), moves: true,
+		want: func(r bool) want { return ifReached(r, want{asked: true}) }},
 	{name: "a repeated call ID runs once", command: "touch once.txt", answer: allow(), twice: true,
 		want: func(r bool) want { return ifReached(r, want{ran: []string{"touch once.txt"}, asked: true}) }},
 }
@@ -117,6 +128,10 @@ func skipped(ap approverKind, fe frontend, sc scenario) string {
 func check(t *testing.T, s *storeSet, ap approverKind, fe frontend, sc scenario) {
 	t.Helper()
 	w := newWorld(t, s, ap, fe, sc.answer)
+	w.person.then, w.resend = sc.then, sc.resend
+	if sc.moves {
+		w.person.meanwhile = func() { w.moved.Store(true) }
+	}
 	reachable := ap.reachable(fe)
 	want := sc.want(reachable)
 

@@ -33,7 +33,14 @@ type world struct {
 	// adkChosen says the host chose ADK's tool confirmation as its
 	// approver.
 	adkChosen bool
-	store     *storeSet
+	// resend says whatever relays the person's answers (the host's code,
+	// a task's frontend, the page's form) sends each again, late.
+	resend bool
+	// moved says the workspace changed while the person read: every write
+	// now goes through a link that leads outside it, and is asked about
+	// every time.
+	moved atomic.Bool
+	store *storeSet
 }
 
 var sessions atomic.Int64
@@ -60,7 +67,7 @@ type shellArgs struct {
 
 // shell is the one tool: it runs nothing, and records the command it was
 // handed. ls and cat read; rm deletes (and is asked about every time);
-// anything else writes.
+// anything else writes, and chmod is asked about every time.
 func (w *world) shell() tool.AnyTool {
 	return tool.WithApprovalHooks(tool.New(tool.Definition{Name: "shell", Description: "Runs a command.", Safety: tool.SafetyMutating, Task: tool.TaskMay},
 		func(_ context.Context, in shellArgs) (string, error) {
@@ -71,8 +78,13 @@ func (w *world) shell() tool.AnyTool {
 		}), tool.ApprovalHooks[shellArgs]{
 		Classify: classify,
 		Require: func(in shellArgs) tool.Requirement {
-			if classify(in) == tool.SafetyDestructive {
+			switch {
+			case classify(in) == tool.SafetyDestructive:
 				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "deletes files"}
+			case strings.HasPrefix(in.Command, "chmod "):
+				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "changes who may use files"}
+			case w.moved.Load() && classify(in) == tool.SafetyMutating:
+				return tool.Requirement{Mode: tool.RequireAskAlways, Reason: "writes through a link that leads outside the workspace"}
 			}
 			return tool.Requirement{}
 		},
@@ -119,11 +131,15 @@ func (a answer) decision() tool.Decision {
 
 // person answers approvals as the scenario says: the first question with
 // its answer, any later one (their own edit, shown again with its class)
-// with "allow once". It keeps what it was shown.
+// with then, or "allow once". It keeps what it was shown.
 type person struct {
 	mu    sync.Mutex
 	first answer
-	seen  []string
+	then  *answer
+	// meanwhile, if set, happens while the person reads the first
+	// question.
+	meanwhile func()
+	seen      []string
 }
 
 // answer records the command shown, in shown (the arguments, or a text
@@ -136,8 +152,14 @@ func (p *person) answer(shown string) answer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.seen = append(p.seen, in.Command)
-	if len(p.seen) == 1 {
+	switch {
+	case len(p.seen) == 1:
+		if p.meanwhile != nil {
+			p.meanwhile()
+		}
 		return p.first
+	case p.then != nil:
+		return *p.then
 	}
 	return allow()
 }
@@ -160,3 +182,5 @@ func (p *person) shown(command string) bool {
 	}
 	return p.first.kind == tool.DecisionEdit && p.first.command == command
 }
+
+func ptr(a answer) *answer { return &a }

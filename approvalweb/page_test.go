@@ -366,3 +366,41 @@ func BenchmarkPage(b *testing.B) {
 		})
 	}
 }
+
+// A call's characters that do not show are each a mark of their own on
+// the page, a hundred bytes of HTML for a character of one to three: a
+// list of calls within the list's bound, full of such characters, was
+// megabytes. Such a call is listed folded, as a large one is, and read
+// whole on its own page; a run of one character is one mark that counts
+// it. Before, 20 calls of 1,200 alternating zero-width characters each
+// made a first page of 5.1 MiB (30 KiB now), and a call of 1,200 U+200B
+// was 2,400 marks (one).
+func TestHiddenCharactersDoNotWeighDownTheList(t *testing.T) {
+	sessions := []string{"conv-ada"}
+	f := newFixture(t, &approvalweb.Options{Sessions: func(*http.Request) ([]string, error) { return sessions, nil }})
+	for i := range pageSize {
+		f.deferred("conv-ada", "write_note", fmt.Sprintf(`{"path":"n%02d.md","text":"%s"}`, i, strings.Repeat(`\u200b\u200c`, 600)))
+	}
+	_, list := f.get("ada", "")
+	assert.Equal(t, pageSize, strings.Count(list, `<li id="a-`))
+	assert.Equal(t, pageSize, strings.Count(list, "with many characters that do not show, each marked."), "each is folded, and says why")
+	assert.NotContains(t, list, `value="allow_once"`, "nothing is allowed unread from the list")
+	assert.Less(t, len(list), pageSize*8<<10, "the list is bounded")
+
+	id := strings.SplitN(strings.SplitN(list, `<a href="?id=`, 2)[1], `"`, 2)[0]
+	_, own := f.get("ada", "?id="+id)
+	assert.Contains(t, own, `value="allow_once"`, "read whole on its own page, it can be allowed")
+	assert.Equal(t, 2*1200, strings.Count(own, `aria-label="hidden character U+200`), "the preview and the arguments, each character marked")
+
+	waiting, err := f.page.Pending(context.Background(), "conv-ada")
+	require.NoError(t, err)
+	for _, p := range waiting {
+		require.NoError(t, f.page.Answer(context.Background(), p.State, tool.Decision{Kind: tool.DecisionDeny}))
+	}
+	f.deferred("conv-ada", "write_note", `{"path":"run.md","text":"`+strings.Repeat(`\u200b`, 1200)+`"}`)
+	_, list = f.get("ada", "")
+	n := 1200
+	assert.Contains(t, list, fmt.Sprintf(`aria-label="%d × hidden character U+200B" title="%d × hidden character U+200B">U+200B×%d</span>`, n, n, n), "a run of one character is one mark that counts it")
+	assert.NotContains(t, list, "with many characters that do not show", "a run is shown in the list")
+	assert.Less(t, len(list), 16<<10)
+}

@@ -148,18 +148,29 @@ func utf16Pair(r rune) (rune, rune) {
 }
 
 // htmlWriter builds the HTML of a text: its runs escaped, hidden
-// characters and long runs of spaces marked.
+// characters and long runs of spaces marked. A run of the same hidden
+// character is one mark that counts it (U+200B×5000): thousands of
+// characters hidden in a row cost the page one mark, not thousands.
 type htmlWriter struct {
 	b         strings.Builder
 	lineStart bool // the next text starts a line: leading spaces indent it
 	started   bool
+	run       rune // the hidden character of the run not yet written
+	runs      int  // how many times it repeats; 0: no run
 }
 
-func (w *htmlWriter) html() template.HTML { return template.HTML(w.b.String()) }
+func (w *htmlWriter) html() template.HTML {
+	w.flush()
+	return template.HTML(w.b.String())
+}
 
 // text writes a run of text, escaped; a run of minSpaceRun spaces or more
 // that does not start a line is written as a mark that counts them.
 func (w *htmlWriter) text(s string) {
+	if s == "" {
+		return
+	}
+	w.flush()
 	if !w.started {
 		w.started, w.lineStart = true, true
 	}
@@ -194,19 +205,39 @@ func (w *htmlWriter) plain(s string) {
 }
 
 // char writes a character that does not show as a mark of its own: its
-// code point, styled apart, with a label a screen reader reads.
+// code point, styled apart, with a label a screen reader reads. The same
+// character again at once adds to its count.
 func (w *htmlWriter) char(r rune) {
-	w.started = true
+	w.started, w.lineStart = true, false
+	if w.runs > 0 && w.run == r {
+		w.runs++
+		return
+	}
+	w.flush()
+	w.run, w.runs = r, 1
+}
+
+// flush writes the mark of the run of a hidden character, if any.
+func (w *htmlWriter) flush() {
+	if w.runs == 0 {
+		return
+	}
+	r, n := w.run, w.runs
+	w.runs = 0
 	what := "hidden character"
 	if r < 0x20 || r >= 0x7f && r <= 0x9f {
 		what = "control character"
 	}
-	fmt.Fprintf(&w.b, `<span class="esc" role="img" aria-label="%s U+%04X" title="%s U+%04X">U+%04X</span>`, what, r, what, r, r)
-	w.lineStart = false
+	if n == 1 {
+		fmt.Fprintf(&w.b, `<span class="esc" role="img" aria-label="%s U+%04X" title="%s U+%04X">U+%04X</span>`, what, r, what, r, r)
+		return
+	}
+	fmt.Fprintf(&w.b, `<span class="esc" role="img" aria-label="%d × %s U+%04X" title="%d × %s U+%04X">U+%04X×%d</span>`, n, what, r, n, what, r, r, n)
 }
 
 // invalid writes a byte that is not UTF-8.
 func (w *htmlWriter) invalid(c byte) {
+	w.flush()
 	w.started = true
 	fmt.Fprintf(&w.b, `<span class="esc" role="img" aria-label="invalid byte 0x%02X" title="invalid byte 0x%02X">0x%02X</span>`, c, c, c)
 	w.lineStart = false

@@ -25,6 +25,12 @@ const (
 	// it is shown whole and can be allowed. So a page of the list is
 	// bounded, however large the calls that wait.
 	inlineBytes = 16 << 10
+	// inlineHTMLBytes bounds the HTML of one approval's body in the list:
+	// a body within inlineBytes whose HTML is larger (thousands of
+	// characters that do not show, each a mark of its own) is folded too,
+	// so that what a page of the list weighs does not depend on what a
+	// model hides in its calls.
+	inlineHTMLBytes = 128 << 10
 	// pageSize is how many approvals one page of the list shows, those
 	// that expire first first; the rest are on the next pages (?page=).
 	pageSize = 20
@@ -69,6 +75,9 @@ type item struct {
 	// Size says how large the body is.
 	Folded bool
 	Size   string
+	// ManyHidden is set when the approval is folded for the marks of its
+	// characters that do not show, though its body is within inlineBytes.
+	ManyHidden bool
 }
 
 // ExpiresISO is the expiry as the HTML time element wants it.
@@ -156,6 +165,32 @@ func (h *Handler) view(p *tool.PendingApproval, whole bool) item {
 	if it.Offer.Edit {
 		it.EditArgs = editJSON(r.Args)
 	}
+	if !whole && it.bodyHTMLSize() > inlineHTMLBytes {
+		it = it.folded()
+		it.ManyHidden = true
+	}
+	return it
+}
+
+// bodyHTMLSize is how many bytes of HTML the body of the approval takes.
+func (it item) bodyHTMLSize() int {
+	n := len(it.Summary) + len(it.Args) + len(it.EditArgs)
+	for _, e := range it.Edits {
+		n += len(e.Path)
+		for _, l := range e.Lines {
+			n += len(l.Text)
+		}
+	}
+	for _, l := range it.Locations {
+		n += len(l)
+	}
+	return n
+}
+
+// folded is the approval as the list shows it without its body.
+func (it item) folded() item {
+	it.Folded, it.ArgsOpen = true, false
+	it.Summary, it.Edits, it.EditsLeft, it.Locations, it.Args, it.EditArgs = "", nil, 0, nil, "", ""
 	return it
 }
 

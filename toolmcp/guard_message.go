@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -262,22 +263,33 @@ func (l *limits) result(s *jsonScanner, w *bytes.Buffer) error {
 
 // withMeta returns members with add merged into their _meta object (one
 // is added if there is none, and one that is not an object is replaced),
-// the server's own keys under the guard's prefix dropped.
+// the server's own keys under the guard's prefix dropped. A _meta given
+// twice is merged into one, in order: the SDK's decoder merges the
+// objects of a repeated member, so a second _meta would otherwise bring
+// back the keys dropped from the first.
 func withMeta(members []member, add map[string]any) []member {
 	meta := map[string]json.RawMessage{}
 	i := -1
-	for j, m := range members {
-		if m.key == "_meta" {
-			i = j
-			// A _meta that is not an object is replaced; null, which
-			// Unmarshal takes as a nil map, was kept, and the assignment
-			// below panicked in the guard's reader (a server's task handle
-			// or tools/list page with "_meta": null brought its client down).
-			if json.Unmarshal(m.raw, &meta) != nil || meta == nil {
-				meta = map[string]json.RawMessage{}
-			}
+	kept := members[:0]
+	for _, m := range members {
+		if m.key != "_meta" {
+			kept = append(kept, m)
+			continue
+		}
+		// A _meta that is not an object counts for nothing; null, which
+		// Unmarshal takes as a nil map, once reached the assignment below
+		// and panicked in the guard's reader (a server's task handle or
+		// tools/list page with "_meta": null brought its client down).
+		var one map[string]json.RawMessage
+		if json.Unmarshal(m.raw, &one) == nil {
+			maps.Copy(meta, one)
+		}
+		if i < 0 {
+			i = len(kept)
+			kept = append(kept, m)
 		}
 	}
+	members = kept
 	for k := range meta {
 		if strings.HasPrefix(k, metaPrefix) {
 			delete(meta, k)

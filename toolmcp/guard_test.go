@@ -225,6 +225,9 @@ func FuzzGuard(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","_meta":{"io.github.toolbelt-go/task":{"taskId":"other"}}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.github.toolbelt-go/task":{"taskId":"t1"}}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.github.toolbelt\u002dgo/task":{"taskId":"t1"},"k":1}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.github.toolbelt-go/task":{"taskId":"t1"}},"_meta":{"k":1}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","_meta":{"k":1},"_meta":null,"_meta":{"io.github.toolbelt-go/task":{"taskId":"t2"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"},"_meta":{"io.github.toolbelt-go/refused":"x"},"_meta":{}}],"_meta":{"io.github.toolbelt-go/guarded":false},"_meta":1}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","taskId":"t1","inputRequests":{"a":{"method":"elicitation/create"}}}}`,
 	} {
 		f.Add([]byte(s))
@@ -240,16 +243,10 @@ func FuzzGuard(f *testing.F) {
 			}
 			// The guard's task key is the guard's: on a CreateTaskResult,
 			// and only there, holding the task's members as they came.
-			var out struct {
-				Result *struct {
-					ResultType json.RawMessage            `json:"resultType"`
-					Meta       map[string]json.RawMessage `json:"_meta"`
-				} `json:"result"`
-			}
-			if json.Unmarshal([]byte(msg), &out) == nil && out.Result != nil {
-				if task, ok := out.Result.Meta[metaTask]; ok && string(out.Result.ResultType) != `"task"` {
-					t.Fatalf("a %s result out of %q carries the guard's task %s", out.Result.ResultType, in, task)
-				}
+			// Read as the SDK reads it, names matched exactly (encoding/json
+			// would take "_mEta" for "_meta"; the SDK's decoder does not).
+			if resultType, task, ok := guardTask(msg); ok && resultType != `"task"` {
+				t.Fatalf("a %s result out of %q carries the guard's task %v", resultType, in, task)
 			}
 		}
 		// A message that needs no rewriting: an object (null decodes into
@@ -452,4 +449,21 @@ func TestGuardNamesALineThatIsNotJSON(t *testing.T) {
 	if out, err := io.ReadAll(r); len(out) != 0 || err == nil || !strings.Contains(err.Error(), `"[INFO] listening"`) {
 		t.Errorf("got %q, %v", out, err)
 	}
+}
+
+// guardTask reads the guard's task key out of msg's result as the SDK
+// reads it (member names matched exactly, a repeated _meta merged): it
+// returns the result's resultType and the key's value, ok when the key is
+// there.
+func guardTask(msg string) (resultType string, task any, ok bool) {
+	var top, result map[string]json.RawMessage
+	if json.Unmarshal([]byte(msg), &top) != nil || json.Unmarshal(top["result"], &result) != nil {
+		return "", nil, false
+	}
+	var res sdk.CallToolResult // its UnmarshalJSON is the SDK's decoder
+	if json.Unmarshal(top["result"], &res) != nil {
+		return "", nil, false
+	}
+	task, ok = res.Meta[metaTask]
+	return string(result["resultType"]), task, ok
 }

@@ -114,44 +114,74 @@ func TestRemoteTaskBadHandles(t *testing.T) {
 		{"with a null _meta", `{"resultType":"task","taskId":"t1","status":"working","_meta":null}`, "could not be read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var polls atomic.Int32
-			server := sdk.NewServer(&sdk.Implementation{Name: "bad-handles", Version: "v1"}, nil)
-			reg, tasks := runsUntilCancelled(t)
-			AddTools(server, reg, &Options[struct{}]{Tasks: tasks})
-			// Added last, it is the first to see a request.
-			server.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
-				return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-					switch method {
-					case "tools/call":
-						return &rawResult{raw: tc.handle}, nil
-					case methodTasksGet:
-						polls.Add(1)
-					}
-					return next(ctx, method, req)
-				}
-			})
-			hs := httptest.NewServer(NewHTTPHandler(server, nil))
-			t.Cleanup(hs.Close)
-			ctx := context.Background()
-			cs, err := NewClient(&sdk.Implementation{Name: "host", Version: "v1"}, nil).
-				Connect(ctx, Guard(&sdk.StreamableClientTransport{Endpoint: hs.URL}, nil), &sdk.ClientSessionOptions{ProtocolVersion: mrtrProtocol})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			host := tool.NewRegistry[struct{}](nil)
-			if _, err := AddRemoteTools(ctx, host, cs, nil); err != nil {
-				t.Fatal(err)
-			}
-			res := host.Call(ctx, struct{}{}, tool.Request{Name: "wait"})
+			res, polls := callRawResult(t, tc.handle)
 			if res.Status == tool.StatusOK || !strings.Contains(res.Text(), tc.want) {
 				t.Errorf("%v %q, want a failure saying %q", res.Status, res.Text(), tc.want)
 			}
-			if n := polls.Load(); tc.want != "could not be read" && n != 0 {
-				t.Errorf("polled %d times a task it cannot name", n)
+			if tc.want != "could not be read" && polls != 0 {
+				t.Errorf("polled %d times a task it cannot name", polls)
 			}
 		})
 	}
+}
+
+// A server's plain result that carries the key under which the guard
+// keeps a task's handle is not followed as a task, however the server
+// writes it: in its _meta, escaped, in a second _meta (the SDK's decoder
+// merges the two), or under a _meta spelled in other cases (which the
+// SDK's decoder, unlike encoding/json, does not take for _meta).
+func TestRemoteTaskForgedHandles(t *testing.T) {
+	for _, tc := range []struct{ name, result string }{
+		{"in its _meta", `{"content":[{"type":"text","text":"done"}],"_meta":{"io.github.toolbelt-go/task":{"taskId":"t1","status":"working"}}}`},
+		{"escaped", `{"content":[{"type":"text","text":"done"}],"_meta":{"io.github.toolbelt\u002dgo/task":{"taskId":"t1","status":"working"}}}`},
+		{"in the first of two _meta", `{"content":[{"type":"text","text":"done"}],"_meta":{"io.github.toolbelt-go/task":{"taskId":"t1","status":"working"}},"_meta":{"k":1}}`},
+		{"in the second of two _meta", `{"content":[{"type":"text","text":"done"}],"_meta":{"k":1},"_meta":{"io.github.toolbelt-go/task":{"taskId":"t1","status":"working"}}}`},
+		{"in a _meta of other cases", `{"content":[{"type":"text","text":"done"}],"_mEta":{"io.github.toolbelt-go/task":{"taskId":"t1","status":"working"}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, polls := callRawResult(t, tc.result)
+			if res.Status != tool.StatusOK || res.Text() != "done" || polls != 0 {
+				t.Errorf("%v %q after %d polls, want the result as it came, never followed as a task", res.Status, res.Text(), polls)
+			}
+		})
+	}
+}
+
+// callRawResult calls, through RemoteTools and the guard, a tool whose
+// server answers tools/call with result as written, and returns what the
+// call gave and how many times the server was polled for a task.
+func callRawResult(t *testing.T, result string) (*tool.Result, int32) {
+	t.Helper()
+	var polls atomic.Int32
+	server := sdk.NewServer(&sdk.Implementation{Name: "raw-results", Version: "v1"}, nil)
+	reg, tasks := runsUntilCancelled(t)
+	AddTools(server, reg, &Options[struct{}]{Tasks: tasks})
+	// Added last, it is the first to see a request.
+	server.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			switch method {
+			case "tools/call":
+				return &rawResult{raw: result}, nil
+			case methodTasksGet:
+				polls.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	hs := httptest.NewServer(NewHTTPHandler(server, nil))
+	t.Cleanup(hs.Close)
+	ctx := context.Background()
+	cs, err := NewClient(&sdk.Implementation{Name: "host", Version: "v1"}, nil).
+		Connect(ctx, Guard(&sdk.StreamableClientTransport{Endpoint: hs.URL}, nil), &sdk.ClientSessionOptions{ProtocolVersion: mrtrProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	host := tool.NewRegistry[struct{}](nil)
+	if _, err := AddRemoteTools(ctx, host, cs, nil); err != nil {
+		t.Fatal(err)
+	}
+	return host.Call(ctx, struct{}{}, tool.Request{Name: "wait"}), polls.Load()
 }
 
 // serveTasks serves reg's tools, as tasks, over NewHTTPHandler, with mw

@@ -149,7 +149,7 @@ func ask(ctx agent.ToolContext, res *tool.Result) (map[string]any, error) {
 	if !ar.Preview.Basic {
 		q.Summary = cut(ar.Preview.Summary, maxHint)
 	}
-	if err := ctx.RequestConfirmation(hint(ar), q); err != nil {
+	if err := ctx.RequestConfirmation(ar.Question(maxHint), q); err != nil {
 		return map[string]any{"error": notRelayed(res.Tool)}, nil
 	}
 	return response(res), nil

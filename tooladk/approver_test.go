@@ -471,3 +471,50 @@ func TestConfirmTooLate(t *testing.T) {
 		t.Errorf("deleted %v after the question expired", got)
 	}
 }
+
+// ADK's confirmation hint shows the arguments that will run whole, after
+// the tool's preview however long (cut, saying so), and once.
+func TestConfirmationHintShowsTheArgumentsWhole(t *testing.T) {
+	longPath := strings.Repeat("notes/", 2000) + "x; rm -rf src"
+	for _, tc := range []struct {
+		name     string
+		describe bool
+	}{
+		{"after a preview of 24 KiB", true},
+		{"with a preview made from them", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := tool.NewRegistry[host](&tool.RegistryOptions{Records: tool.NewMemoryRecordStore(0)})
+			del := tool.New(tool.Definition{Name: "delete_file", Description: "Delete a file.", Safety: tool.SafetyDestructive},
+				func(_ context.Context, in deleteArgs) (string, error) { return "deleted", nil })
+			if tc.describe {
+				del = tool.WithApprovalHooks(del, tool.ApprovalHooks[deleteArgs]{
+					Describe: func(_ context.Context, in deleteArgs) (tool.Preview, error) {
+						return tool.Preview{Title: "Delete a file", Summary: strings.Repeat(in.Path, 2)}, nil
+					},
+				})
+			}
+			reg.MustAdd(del)
+			reg.Use(tool.Approval(&tool.ApprovalOptions[host]{Approver: tooladk.Approver()}))
+			r := newRunner(tooladk.New(reg, stateFromADK()))
+			args := `{"path":"` + longPath + `"}`
+			turn, err := r.Run(context.Background(), adktest.Call("c1", "delete_file", args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, _, err := adktest.Question(turn.Confirmation())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(q.Hint, "\n\nArguments: "+args) {
+				t.Errorf("the hint does not end with the arguments whole: …%q", q.Hint[max(0, len(q.Hint)-200):])
+			}
+			if n := strings.Count(q.Hint, args); n != 1 {
+				t.Errorf("the arguments are shown %d times", n)
+			}
+			if cut := strings.Contains(q.Hint, "[… the preview is cut here: "); cut != tc.describe {
+				t.Errorf("the preview said cut: %v, want %v", cut, tc.describe)
+			}
+		})
+	}
+}

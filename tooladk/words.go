@@ -1,75 +1,21 @@
 package tooladk
 
-import (
-	"fmt"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/toolbelt-go/tool"
-)
+import "unicode/utf8"
 
 // This file writes every sentence tooladk adds to what the model or the
 // person reads; the pipeline writes the rest (the root's
-// result_pipeline.go). A change of wording is a change here.
+// result_pipeline.go, and the approval question: tool.ApprovalRequest's
+// Question, the same on every frontend). A change of wording is a change
+// here.
 
-// maxHint bounds the question a person is shown: a diff of a large edit is
-// cut, not sent whole to the UI.
+// maxHint bounds the tool's preview in the question a person is shown (a
+// diff of a large edit is cut, not sent whole to the UI); the arguments
+// that will run are always whole (tool.ApprovalRequest's Question).
 const maxHint = 8 << 10
 
 // maxReason bounds the reason a person gives with a rejection, which the
 // model reads.
 const maxReason = 1 << 10
-
-// hint is the question ADK's UIs show for one call (the
-// ToolConfirmation's hint), from what the approval step made visible
-// (control, bidirectional and zero-width characters are already shown as
-// escapes), bounded to maxHint.
-func hint(ar tool.ApprovalRequest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s to run?", ar.DisplayName)
-	if ar.DisplayName != ar.Tool {
-		fmt.Fprintf(&b, " (tool %s)", ar.Tool)
-	}
-	fmt.Fprintf(&b, " It is %s.", safetyWords(ar.Safety))
-	if r := ar.Requirement.Reason; r != "" {
-		b.WriteString("\nWhy you are asked: " + r)
-		if ar.Requirement.Scope != "" {
-			b.WriteString(" (" + ar.Requirement.Scope + ")")
-		}
-	}
-	p := ar.Preview
-	if p.Basic {
-		// Made from the arguments, which the question ends with.
-		p = tool.Preview{}
-	}
-	if p.Title != "" {
-		b.WriteString("\n\n" + p.Title)
-	}
-	if p.Summary != "" {
-		b.WriteString("\n" + p.Summary)
-	}
-	for _, e := range p.Edits {
-		b.WriteString("\n\n" + e.Path + "\n" + e.Diff())
-	}
-	if len(p.Locations) > 0 {
-		b.WriteString("\n\nTouches: " + strings.Join(p.Locations, ", "))
-	}
-	b.WriteString("\n\nArguments: " + ar.ArgsText)
-	return cut(b.String(), maxHint)
-}
-
-func safetyWords(s tool.Safety) string {
-	switch s {
-	case tool.SafetyReadOnly:
-		return "read-only"
-	case tool.SafetyDestructive:
-		return "destructive (it may lose data)"
-	case tool.SafetyNetwork:
-		return "a network call"
-	default:
-		return "a change (it writes)"
-	}
-}
 
 // notThroughADK and notThroughADKHint are what the model reads when the
 // host chose [Approver] and a call came by another path than a Toolset,

@@ -1,7 +1,6 @@
 package toolmcp
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -64,9 +63,11 @@ const (
 	ApprovalDeny = "deny"
 )
 
-// maxFormMessage bounds the text of the approval question: a diff of a
-// large edit is cut, not sent whole to the client's dialog.
-const maxFormMessage = 8 << 10
+// maxFormPreview bounds the tool's preview in the approval question: a
+// diff of a large edit is cut, not sent whole to the client's dialog. The
+// arguments that will run are always sent whole (tool.ApprovalRequest's
+// Question).
+const maxFormPreview = 8 << 10
 
 // maxReason bounds the reason a person gives with a deny, which the model
 // reads.
@@ -91,7 +92,7 @@ func approvalForm(ar tool.ApprovalRequest) *sdk.ElicitParams {
 	names = append(names, "Deny")
 	return &sdk.ElicitParams{
 		Mode:    "form",
-		Message: approvalMessage(ar),
+		Message: ar.Question(maxFormPreview),
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -110,52 +111,6 @@ func approvalForm(ar tool.ApprovalRequest) *sdk.ElicitParams {
 			},
 			"required": []any{ApprovalFieldDecision},
 		},
-	}
-}
-
-// approvalMessage says what the call will do, from what the approval step
-// made visible (control, bidirectional and zero-width characters are
-// already shown as escapes), bounded to maxFormMessage.
-func approvalMessage(ar tool.ApprovalRequest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s to run?", ar.DisplayName)
-	if ar.DisplayName != ar.Tool {
-		fmt.Fprintf(&b, " (tool %s)", ar.Tool)
-	}
-	fmt.Fprintf(&b, " It is %s.", safetyWords(ar.Safety))
-	if r := ar.Requirement.Reason; r != "" {
-		b.WriteString("\nWhy you are asked: " + r)
-		if ar.Requirement.Scope != "" {
-			b.WriteString(" (" + ar.Requirement.Scope + ")")
-		}
-	}
-	p := ar.Preview
-	if p.Title != "" {
-		b.WriteString("\n\n" + p.Title)
-	}
-	if p.Summary != "" {
-		b.WriteString("\n" + p.Summary)
-	}
-	for _, e := range p.Edits {
-		b.WriteString("\n\n" + e.Path + "\n" + e.Diff())
-	}
-	if len(p.Locations) > 0 {
-		b.WriteString("\n\nTouches: " + strings.Join(p.Locations, ", "))
-	}
-	b.WriteString("\n\nArguments: " + ar.ArgsText)
-	return cut(b.String(), maxFormMessage)
-}
-
-func safetyWords(s tool.Safety) string {
-	switch s {
-	case tool.SafetyReadOnly:
-		return "read-only"
-	case tool.SafetyDestructive:
-		return "destructive (it may lose data)"
-	case tool.SafetyNetwork:
-		return "a network call"
-	default:
-		return "a change (it writes)"
 	}
 }
 

@@ -2,6 +2,7 @@ package toolmcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -356,5 +357,55 @@ func TestMultiRoundTripAcrossReplicas(t *testing.T) {
 	st2 := firstRound(t, a, args)
 	if _, err := mrtrCall(c, args, accept("allow_once", ""), st2); err == nil || runsC.Load() != 0 {
 		t.Fatalf("a foreign keyring resumed the call: err=%v", err)
+	}
+}
+
+// The approval form's question shows the arguments that will run whole,
+// however long the tool's preview: the preview is cut, saying so, and the
+// arguments come last, after it. A preview made from the arguments is not
+// shown beside them a second time.
+func TestApprovalQuestionShowsTheArgumentsWhole(t *testing.T) {
+	longText := strings.Repeat("a line of the note\n", 700) + "; rm -rf src"
+	for _, protocol := range protocols {
+		for _, tc := range []struct {
+			name     string
+			describe bool
+			text     string
+		}{
+			{"after a preview of 26 KiB", true, longText},
+			{"with a preview made from them", false, "hi"},
+		} {
+			t.Run(protocol+"/"+tc.name, func(t *testing.T) {
+				reg := tool.NewRegistry[state](nil)
+				write := tool.New(tool.Definition{Name: "write_note", Description: "Write a note.", Safety: tool.SafetyMutating},
+					func(_ context.Context, in noteArgs) (string, error) { return "wrote", nil })
+				if tc.describe {
+					write = tool.WithApprovalHooks(write, tool.ApprovalHooks[noteArgs]{
+						Describe: func(_ context.Context, in noteArgs) (tool.Preview, error) {
+							return tool.Preview{Title: "Write a note", Edits: []tool.Edit{{Path: "note.txt", New: in.Text + in.Text}}}, nil
+						},
+					})
+				}
+				reg.MustAdd(write)
+				reg.Use(tool.Approval(&tool.ApprovalOptions[state]{Approver: Approver(nil)}))
+				el := &elicitor{answers: []*sdk.ElicitResult{accept("deny", "")}}
+				cs := connect(t, serve(t, reg, nil), &sdk.ClientOptions{ElicitationHandler: el.handle}, protocol)
+				args, _ := json.Marshal(noteArgs{Text: tc.text})
+				call(t, cs, "write_note", string(args))
+				if el.count() != 1 {
+					t.Fatalf("asked %d times, want once", el.count())
+				}
+				msg := el.asked[0].Message
+				if !strings.HasSuffix(msg, "\n\nArguments: "+string(args)) {
+					t.Errorf("the question does not end with the arguments whole: …%q", msg[max(0, len(msg)-200):])
+				}
+				if n := strings.Count(msg, string(args)); n != 1 {
+					t.Errorf("the arguments are shown %d times", n)
+				}
+				if cut := strings.Contains(msg, "[… the preview is cut here: "); cut != tc.describe {
+					t.Errorf("the preview said cut: %v, want %v", cut, tc.describe)
+				}
+			})
+		}
 	}
 }

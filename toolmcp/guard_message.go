@@ -390,11 +390,14 @@ func (l *limits) tool(s *jsonScanner, w *bytes.Buffer, room int) error {
 				}
 				return err
 			}
-			var e struct {
-				TaskSupport string `json:"taskSupport"`
-			}
+			// Read by exact names, as MCP's keys are (encoding/json into a
+			// struct would take "TASKSUPPORT" for taskSupport).
+			var e map[string]json.RawMessage
 			_ = json.Unmarshal(buf.Bytes(), &e)
-			taskSupport = e.TaskSupport
+			var ts string
+			if json.Unmarshal(e["taskSupport"], &ts) == nil {
+				taskSupport = ts
+			}
 			members = append(members, member{key, buf.Bytes()})
 			return nil
 		}

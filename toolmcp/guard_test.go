@@ -65,6 +65,14 @@ func TestGuardPassesMessages(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"k":1,"io.github.toolbelt-go/refused":"spoof"}}],"nextCursor":"c"}}`,
 			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"k":1}}],"nextCursor":"c","_meta":{"io.github.toolbelt-go/guarded":true}}}`},
 		{`[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, ""},
+		// A _meta given twice is one, the guard's keys dropped from both
+		// (the SDK's decoder would merge the two).
+		{`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"io.github.toolbelt-go/refused":"spoof","a":1},"_meta":{"b":2}}]}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"a":1,"b":2}}],"_meta":{"io.github.toolbelt-go/guarded":true}}}`},
+		// execution.taskSupport by its exact name only.
+		{`{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"execution":{"TASKSUPPORT":"required"}},{"name":"u","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}}`,
+			`{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"execution":{"TASKSUPPORT":"required"}},` +
+				`{"name":"u","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"},"_meta":{"io.github.toolbelt-go/taskSupport":"required"}}],"_meta":{"io.github.toolbelt-go/guarded":true}}}`},
 	}
 	for _, tt := range tests {
 		got := guardAll(t, tt.in+"\n", (*GuardOptions)(nil).limits())

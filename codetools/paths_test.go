@@ -76,7 +76,7 @@ func TestFilePaths(t *testing.T) {
 		{"FIFO", "read_file", map[string]any{"path": "pipe"}, `"pipe" is a named pipe (FIFO), not a regular file`},
 		{"FIFO write", "write_file", map[string]any{"path": "pipe", "content": "x", "overwrite": true}, "not a regular file"},
 		// Very large files.
-		{"large file", "read_file", map[string]any{"path": "big.log"}, `"big.log" is too large: 8.6 MiB, and the limit is 8.0 MiB`},
+		{"large file", "read_file", map[string]any{"path": "big.log"}, `"big.log" is too large: 8.6 MiB (9000000 bytes), and the limit is 8 MiB`},
 	}
 	if device {
 		cases = append(cases, struct {

@@ -67,7 +67,10 @@ func TestReadFile(t *testing.T) {
 func TestReadFileTooLarge(t *testing.T) {
 	p := newProject(t, nil)
 	p.write(t, "huge.log", strings.Repeat("x", 9<<20))
-	p.failed(t, p.call(t, "read_file", `{"path":"huge.log"}`), `"huge.log" is too large: 9.0 MiB, and the limit is 8.0 MiB`, "grep")
+	p.failed(t, p.call(t, "read_file", `{"path":"huge.log"}`), `"huge.log" is too large: 9 MiB, and the limit is 8 MiB`, "grep")
+	// A byte over the limit is not shown as the limit.
+	p.write(t, "just-over.log", strings.Repeat("x", 8<<20+1))
+	p.failed(t, p.call(t, "read_file", `{"path":"just-over.log"}`), `"just-over.log" is too large: 8.0 MiB (8388609 bytes), and the limit is 8 MiB`, "grep")
 }
 
 func TestListDir(t *testing.T) {

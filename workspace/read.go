@@ -151,14 +151,25 @@ func kindOf(m fs.FileMode) string {
 	return "a special file"
 }
 
+// byteSize says n exactly: in whole units when it is one ("8 MiB"),
+// otherwise rounded with its bytes beside ("8.0 MiB (8388609 bytes)"), so
+// that a size just over a limit never reads as the limit.
 func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		switch {
+		case n < u.size:
+			continue
+		case n%u.size == 0:
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		default:
+			return fmt.Sprintf("%.1f %s (%d bytes)", float64(n)/float64(u.size), u.name, n)
+		}
+	}
+	if n == 1 {
+		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

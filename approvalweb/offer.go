@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/toolbelt-go/tool"
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // maxWholeArgs bounds the arguments of a call the page can allow: a call
@@ -40,7 +41,7 @@ type offer struct {
 func (h *Handler) offerFor(p *tool.PendingApproval) offer {
 	r := &p.Request
 	if len(r.Args) > maxWholeArgs {
-		return offer{TooLarge: fmt.Sprintf("Its arguments are %s: more than this page shows whole (%s), so it cannot be allowed here, only denied.", size(len(r.Args)), size(maxWholeArgs))}
+		return offer{TooLarge: fmt.Sprintf("Its arguments are %s: more than this page shows whole (%s), so it cannot be allowed here, only denied.", text.Size(int64(len(r.Args))), text.Size(maxWholeArgs))}
 	}
 	return offer{
 		AllowOnce:   true,

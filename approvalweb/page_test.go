@@ -242,7 +242,7 @@ func TestLargeCallsAreReadWholeOrNotAllowed(t *testing.T) {
 	_, own = f.get("ada", "?id="+onlyID(t, list))
 	for _, page := range []string{list, own} {
 		hasNot(page, `value="allow_once"`, "too large to read whole, it cannot be allowed")
-		has(page, "Its arguments are 1.1 MiB: more than this page shows whole (1.0 MiB), so it cannot be allowed here, only denied.", "the page says why")
+		has(page, "Its arguments are 1.1 MiB (1126428 bytes): more than this page shows whole (1 MiB), so it cannot be allowed here, only denied.", "the page says why")
 		assert.Less(t, len(page), 32<<10, "nothing of its body is sent")
 	}
 	status, a = f.post("ada", answer(huge.State, "allow_once"), nil)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // ReadFile returns the content of the named file. It refuses, before
@@ -129,7 +131,7 @@ func (w *Workspace) tooLarge(op, name string, size, limit int64, atLeast bool) e
 		more = "over "
 	}
 	return refusal(op, name, ErrTooLarge,
-		fmt.Sprintf("%q is too large: %s%s, and the limit is %s", name, more, byteSize(size), byteSize(limit)),
+		fmt.Sprintf("%q is too large: %s%s, and the limit is %s", name, more, text.Size(size), text.Size(limit)),
 		"search it for what you need instead of reading it whole", nil)
 }
 
@@ -149,29 +151,6 @@ func kindOf(m fs.FileMode) string {
 		return "a directory"
 	}
 	return "a special file"
-}
-
-// byteSize says n exactly: in whole units when it is one ("8 MiB"),
-// otherwise rounded with its bytes beside ("8.0 MiB (8388609 bytes)"), so
-// that a size just over a limit never reads as the limit.
-func byteSize(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		switch {
-		case n < u.size:
-			continue
-		case n%u.size == 0:
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		default:
-			return fmt.Sprintf("%.1f %s (%d bytes)", float64(n)/float64(u.size), u.name, n)
-		}
-	}
-	if n == 1 {
-		return "1 byte"
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // Stat returns information about the named file, following symbolic links

@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolbelt-go/tool/internal/text"
 )
 
 // NewFileMode is the permission of a file the workspace creates; a file it
@@ -50,7 +52,7 @@ func (w *Workspace) write(op, name string, data []byte, create bool) error {
 	}
 	if int64(len(data)) > w.maxWrite {
 		return refusal(op, name, ErrTooLarge,
-			fmt.Sprintf("the content for %q is %s, over the %s write limit", name, byteSize(int64(len(data))), byteSize(w.maxWrite)),
+			fmt.Sprintf("the content for %q is %s, over the %s write limit", name, text.Size(int64(len(data))), text.Size(w.maxWrite)),
 			"write less: split the content across files, or change the file in smaller edits", nil)
 	}
 	r := t.r.os

@@ -41,19 +41,30 @@ type world struct {
 	// every time.
 	moved atomic.Bool
 	store *storeSet
+	// dir is the workspace run_shell runs in, "" for the stand-in shell.
+	dir string
 }
 
 var sessions atomic.Int64
 
-func newWorld(t *testing.T, s *storeSet, ap approverKind, fe frontend, a answer) *world {
+func newWorld(t *testing.T, s *storeSet, sb sandboxKind, ap approverKind, fe frontend, a answer) *world {
 	t.Helper()
 	w := &world{t: t, session: fmt.Sprintf("conv-%d", sessions.Add(1)), person: &person{first: a}, clientChosen: ap.viaClient,
 		einoChosen: ap.viaEino, adkChosen: ap.viaADK}
+	if sb.real {
+		w.dir = newWorkspace(t)
+	}
 	approver := ap.approver(t, w, s)
 	build := func() *tool.Registry[struct{}] {
 		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: s.keys, Records: s.records})
-		reg.MustAdd(w.shell())
-		reg.Use(tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.DenyDestructivePolicy(), Approver: approver, Store: s.approvals}))
+		approval := tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.DenyDestructivePolicy(), Approver: approver, Store: s.approvals})
+		if sb.real {
+			reg.MustAdd(sb.runShell(t, w.dir))
+			reg.Use(approval, w.recorder())
+		} else {
+			reg.MustAdd(w.shell())
+			reg.Use(approval)
+		}
 		return reg
 	}
 	w.a, w.b = build(), build()

@@ -117,8 +117,8 @@ type Question struct {
 	// if the user confirms.
 	Args json.RawMessage `json:"args"`
 	// Summary is what the call will do, in a sentence or a command line,
-	// when the tool says (its preview; the hint has the whole preview,
-	// diffs included).
+	// when the tool says (its preview; the hint has the preview with its
+	// diffs, cut to 8 KiB, and the arguments whole).
 	Summary string `json:"summary,omitempty"`
 	// AllowAlways reports whether an answer of [AnswerAllowAlways] can
 	// hold (a call in a session, not an ask-always one).

@@ -71,7 +71,7 @@ func previewText(p Preview) string {
 		parts = append(parts, strings.Join(head, "\n"))
 	}
 	for _, e := range p.Edits {
-		parts = append(parts, e.Path+"\n"+e.Diff())
+		parts = append(parts, e.Path+"\n"+strings.TrimSuffix(e.Diff(), "\n"))
 	}
 	if len(p.Locations) > 0 {
 		parts = append(parts, "Touches: "+strings.Join(p.Locations, ", "))

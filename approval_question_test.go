@@ -38,7 +38,7 @@ func TestApprovalRequestQuestion(t *testing.T) {
 			name: "an edit's diff",
 			req: tool.ApprovalRequest{Tool: "edit_file", DisplayName: "edit_file", Safety: tool.SafetyMutating, ArgsText: `{…}`,
 				Preview: tool.Preview{Edits: []tool.Edit{{Path: "a.go", Old: "x\n", New: "y\n"}}}},
-			want: "Allow edit_file to run? It is a change (it writes).\n\na.go\n" + (tool.Edit{Path: "a.go", Old: "x\n", New: "y\n"}).Diff() + "\n\nArguments: {…}",
+			want: "Allow edit_file to run? It is a change (it writes).\n\na.go\n@@ line 1\n- x\n+ y\n\nArguments: {…}",
 		},
 		{
 			name: "a read, with only a summary",
@@ -54,7 +54,7 @@ func TestApprovalRequestQuestion(t *testing.T) {
 			name:       "no bound: the preview whole",
 			req:        tool.ApprovalRequest{Tool: "w", DisplayName: "w", ArgsText: `{}`, Preview: tool.Preview{Edits: []tool.Edit{longDiff}}},
 			previewMax: 0,
-			want:       "Allow w to run? It is a change (it writes).\n\nbig.txt\n" + longDiff.Diff() + "\n\nArguments: {}",
+			want:       "Allow w to run? It is a change (it writes).\n\nbig.txt\n" + strings.TrimSuffix(longDiff.Diff(), "\n") + "\n\nArguments: {}",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestApprovalRequestQuestionCutsThePreviewNotTheArguments(t *testing.T) {
 			assert.True(t, strings.HasSuffix(q, "\n\nArguments: "+args), "the arguments, whole, end the question")
 			assert.True(t, utf8.ValidString(q), "cut on a character boundary")
 			preview := strings.TrimSuffix(strings.TrimPrefix(q, "Allow w to run? It is a change (it writes).\n\n"), "\n\nArguments: "+args)
-			whole := "Write é\n\nbig.txt\n" + diff.Diff()
+			whole := "Write é\n\nbig.txt\n" + strings.TrimSuffix(diff.Diff(), "\n")
 			var shown, of int
 			i := strings.LastIndex(preview, "\n[… the preview is cut here: ")
 			if assert.GreaterOrEqual(t, i, 0, "the cut is said: %q", preview) {

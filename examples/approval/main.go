@@ -1,7 +1,9 @@
 // Approval shows human-in-the-loop approval in a terminal. A scripted
 // "model" edits a file, lists a directory and runs a destructive command;
-// before each call that needs it, the program shows a preview (a diff for
-// the edit) and asks y / n / always / edit on standard input.
+// before each call that needs it, the program shows the question
+// (tool.ApprovalRequest.Question: a preview, a diff for the edit, and the
+// arguments that will run) and asks y / n / always / edit on standard
+// input.
 //
 //	go run ./examples/approval        # answer the questions
 //	go run ./examples/approval -yes   # allow everything once, no questions
@@ -88,17 +90,10 @@ type terminal struct {
 }
 
 func (t *terminal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	fmt.Fprintf(t.out, "\n== %s wants to run %s (%s)\n", req.CallID, req.DisplayName, req.Safety)
-	if req.Requirement.Reason != "" {
-		fmt.Fprintf(t.out, "   why you are asked: %s\n", req.Requirement.Reason)
-	}
-	fmt.Fprintf(t.out, "   %s\n", req.Preview.Title)
-	if req.Preview.Summary != "" {
-		fmt.Fprintf(t.out, "   %s\n", req.Preview.Summary)
-	}
-	for _, e := range req.Preview.Edits {
-		fmt.Fprintf(t.out, "--- %s\n%s", e.Path, e.Diff())
-	}
+	// The question in words: the tool, its class, why it is asked, the
+	// tool's preview (a diff for the edit), and last the arguments that
+	// will run, whole.
+	fmt.Fprintf(t.out, "\n== %s\n%s\n", req.CallID, req.Question(8<<10))
 	if t.yes {
 		fmt.Fprintln(t.out, "   -yes: allowed once")
 		return tool.Decision{Kind: tool.DecisionAllowOnce}, nil

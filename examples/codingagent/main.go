@@ -88,19 +88,12 @@ type terminal struct {
 }
 
 func (t *terminal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	fmt.Fprintf(t.out, "   ┌ approval: %s (%s)\n", req.Preview.Title, req.Safety)
-	if req.Requirement.Reason != "" {
-		fmt.Fprintf(t.out, "   │ why you are asked: %s\n", req.Requirement.Reason)
-	}
-	if req.Preview.Summary != "" {
-		for l := range strings.SplitSeq(strings.TrimRight(req.Preview.Summary, "\n"), "\n") {
-			fmt.Fprintf(t.out, "   │ %s\n", l)
-		}
-	}
-	for _, e := range req.Preview.Edits {
-		for l := range strings.SplitSeq(strings.TrimRight(e.Diff(), "\n"), "\n") {
-			fmt.Fprintf(t.out, "   │ %s\n", l)
-		}
+	// The question in words (the tool, its class, why it is asked, the
+	// preview with its diffs, and last the arguments that will run,
+	// whole), in a box.
+	fmt.Fprintln(t.out, "   ┌ approval")
+	for l := range strings.SplitSeq(req.Question(8<<10), "\n") {
+		fmt.Fprintf(t.out, "   │ %s\n", l)
 	}
 	if t.yes && req.Safety == tool.SafetyReadOnly {
 		// Asked only for what it reads: a protected file, or files

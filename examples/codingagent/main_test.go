@@ -33,11 +33,11 @@ func TestRun(t *testing.T) {
 	if mode := process.DetectSandbox(); mode.Mode != process.SandboxNone {
 		assert.Contains(t, got, "Commands run in a "+mode.Mode.String()+" sandbox")
 		assert.Contains(t, got, "grep -rn API_TOKEN . || echo no match\"}\n  ← ok\n    Exit code 0, after")
-		assert.Equal(t, 2, strings.Count(got, "approval: Run a command in the workspace"), got)
+		assert.Equal(t, 2, strings.Count(got, "│ Allow Run a shell command to run?"), got)
 	} else {
 		assert.Contains(t, got, "No sandbox here")
 		assert.Contains(t, got, "-yes: writes only; denied")
-		assert.Equal(t, 3, strings.Count(got, "approval: Run a command in the workspace"), got)
+		assert.Equal(t, 3, strings.Count(got, "│ Allow Run a shell command to run?"), got)
 	}
 	assert.NotContains(t, got, "API_TOKEN=")
 	// The fix was shown as a diff before it was made.

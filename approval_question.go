@@ -17,8 +17,9 @@ import (
 // The arguments are always there whole: they are what runs, and a person
 // allows only what they can read (the registry bounds them already, by
 // [Limits].MaxBytes). The preview is the tool's account of them, and is
-// cut to at most previewMax bytes (0 or less: whole), saying how much was
-// left out. Every part is as the request holds it: characters that do not
+// cut to at most previewMax bytes (0 or less: whole), ending with a note
+// of how much of it is shown (a bound shorter than that note, about 60
+// bytes, leaves the note alone). Every part is as the request holds it: characters that do not
 // show are escapes already.
 func (ar ApprovalRequest) Question(previewMax int) string {
 	var b strings.Builder

@@ -121,7 +121,7 @@ func TestPromises(t *testing.T) {
 // skipped says why a scenario does not apply to a combination, or "".
 func skipped(sb sandboxKind, ap approverKind, fe frontend, sc scenario) string {
 	switch {
-	case sc.moves && sb.real:
+	case sc.moves && sb.real():
 		return "run_shell's class of a command does not change with the tree (a write through a link leading outside is refused by its sandbox)"
 	case sc.edits && !ap.edits:
 		return ap.name + " offers no edit"

@@ -21,22 +21,24 @@ import (
 // sandbox, in a workspace of its own, where the file system says what ran.
 type sandboxKind struct {
 	name string
-	real bool
-	mode process.SandboxMode
+	mode process.SandboxMode // SandboxNone: the stand-in
 }
 
 func sandboxes() []sandboxKind {
 	return []sandboxKind{
-		{name: "a stand-in shell"},
-		{name: "run_shell under bubblewrap", real: true, mode: process.SandboxBubblewrap},
-		{name: "run_shell under Landlock", real: true, mode: process.SandboxLandlock},
+		{name: "a stand-in shell", mode: process.SandboxNone},
+		{name: "run_shell under bubblewrap", mode: process.SandboxBubblewrap},
+		{name: "run_shell under Landlock", mode: process.SandboxLandlock},
 	}
 }
+
+// real reports whether commands run for real, under a sandbox.
+func (sb sandboxKind) real() bool { return sb.mode != process.SandboxNone }
 
 // need skips (or, under sandboxtest.RequireEnv, fails) t when the
 // sandbox cannot run here.
 func (sb sandboxKind) need(t *testing.T) {
-	if sb.real {
+	if sb.real() {
 		sandboxtest.Need(t, sb.mode)
 	}
 }

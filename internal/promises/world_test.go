@@ -51,14 +51,14 @@ func newWorld(t *testing.T, s *storeSet, sb sandboxKind, ap approverKind, fe fro
 	t.Helper()
 	w := &world{t: t, session: fmt.Sprintf("conv-%d", sessions.Add(1)), person: &person{first: a}, clientChosen: ap.viaClient,
 		einoChosen: ap.viaEino, adkChosen: ap.viaADK}
-	if sb.real {
+	if sb.real() {
 		w.dir = newWorkspace(t)
 	}
 	approver := ap.approver(t, w, s)
 	build := func() *tool.Registry[struct{}] {
 		reg := tool.NewRegistry[struct{}](&tool.RegistryOptions{Keyring: s.keys, Records: s.records})
 		approval := tool.Approval(&tool.ApprovalOptions[struct{}]{Policy: tool.DenyDestructivePolicy(), Approver: approver, Store: s.approvals})
-		if sb.real {
+		if sb.real() {
 			reg.MustAdd(sb.runShell(t, w.dir))
 			reg.Use(approval, w.recorder())
 		} else {
